@@ -1,0 +1,38 @@
+# kartu: `make run` serves the game, `make test` runs the whole suite.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8000
+HOST   ?= 127.0.0.1
+
+.PHONY: setup run test lint migrate bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+migrate: setup
+	$(BIN)/python -m app.migrate
+
+run: migrate
+	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --ws-max-size 65536
+
+test: setup
+	$(BIN)/pytest
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+bench: setup
+	$(BIN)/python -m bench.bot_strength
+	$(BIN)/python -m bench.broker_fanout
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,1 @@
+"""kartu's server: HTTP API, WebSocket gateway, broker, persistence, around the engine."""

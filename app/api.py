@@ -1,0 +1,138 @@
+"""HTTP routes: guests, the games catalog, rooms and replays.
+
+Errors a client should act on come back as ``{"code", "message"}`` (with the
+HTTP status saying how bad); request bodies that don't fit the schema are
+FastAPI's usual 422.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, HTTPException, Request
+from pydantic import BaseModel, Field, field_validator
+
+from app.rooms import RoomRegistry
+from app.settings import Settings
+from app.store import PlayerRecord, Store
+from engine.errors import BadOptions
+from engine.games import all_games, find_game
+from engine.options import common_defaults, validate_room_options
+
+router = APIRouter()
+
+
+class ApiError(HTTPException):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(status, detail={"code": code, "message": message})
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]
+
+
+def get_store(request: Request) -> Store:
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+def get_registry(request: Request) -> RoomRegistry:
+    return request.app.state.registry  # type: ignore[no-any-return]
+
+
+async def authenticate(store: Store, token: str | None) -> PlayerRecord | None:
+    if not token:
+        return None
+    return await store.player_by_token(token)
+
+
+async def require_player(
+    store: Annotated[Store, Depends(get_store)],
+    authorization: Annotated[str | None, Header()] = None,
+) -> PlayerRecord:
+    scheme, _, token = (authorization or "").partition(" ")
+    player = await authenticate(store, token.strip()) if scheme.lower() == "bearer" else None
+    if player is None:
+        raise ApiError(401, "unauthorized", "send Authorization: Bearer <guest token>")
+    return player
+
+
+CurrentPlayer = Annotated[PlayerRecord, Depends(require_player)]
+Registry = Annotated[RoomRegistry, Depends(get_registry)]
+
+
+class GuestIn(BaseModel):
+    name: str = Field(min_length=1, max_length=24)
+
+    @field_validator("name")
+    @classmethod
+    def printable(cls, name: str) -> str:
+        if not name.isprintable() or not name.strip():
+            raise ValueError("names are 1-24 printable characters")
+        return name
+
+
+class RoomIn(BaseModel):
+    game: str
+    seats: int | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+@router.post("/api/guests", status_code=201)
+async def create_guest(body: GuestIn, store: Annotated[Store, Depends(get_store)]
+                       ) -> dict[str, Any]:
+    player = await store.create_player(body.name)
+    return {"player_id": player.id, "name": player.name, "token": player.token}
+
+
+@router.get("/api/games")
+async def list_games() -> list[dict[str, Any]]:
+    return [
+        {
+            "game": game.name,
+            "title": game.title,
+            "min_players": game.min_players,
+            "max_players": game.max_players,
+            "options": {**common_defaults(game), **game.default_options()},
+        }
+        for game in all_games()
+    ]
+
+
+@router.post("/api/rooms", status_code=201)
+async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
+                      settings: Annotated[Settings, Depends(get_settings)]) -> dict[str, Any]:
+    game = find_game(body.game)
+    if game is None:
+        raise ApiError(422, "unknown_game", f"there is no game {body.game!r}")
+    if "scenario" in body.options and not settings.scenarios:
+        raise ApiError(403, "scenarios_disabled", "scenario rooms are disabled on this server")
+    seats = body.seats if body.seats is not None else max(game.min_players,
+                                                          min(4, game.max_players))
+    try:
+        options = validate_room_options(game, body.options, seats)
+    except BadOptions as err:
+        raise ApiError(422, "bad_options", str(err)) from err
+    actor = await registry.create(game, seats, options, player.id)
+    return actor.core.summary()
+
+
+@router.get("/api/rooms")
+async def list_rooms(registry: Registry) -> dict[str, Any]:
+    return {"rooms": registry.lobby()}
+
+
+@router.get("/api/rooms/{room_id}")
+async def get_room(room_id: str, registry: Registry) -> dict[str, Any]:
+    actor = registry.get(room_id)
+    if actor is None:
+        raise ApiError(404, "unknown_room", f"there is no room {room_id!r}")
+    return actor.core.summary()
+
+
+@router.get("/api/rooms/{room_id}/replay")
+async def get_replay(room_id: str, store: Annotated[Store, Depends(get_store)]
+                     ) -> dict[str, Any]:
+    record = await store.replay(room_id)
+    if record is None:
+        raise ApiError(404, "no_replay", "no finished game in that room")
+    return record

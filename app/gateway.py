@@ -1,0 +1,256 @@
+"""The WebSocket gateway: one :class:`Connection` per socket at ``/ws``.
+
+A connection authenticates once (``?token=``; without one it may only
+watch), then turns each incoming frame into a room command. It never touches
+game state: it validates, enqueues on the room's actor, and replies with
+``ack`` or ``error``. Room output reaches it through the broker, on the
+channel of its audience (its seat, or the spectators), into a bounded
+outgoing queue drained by a writer task.
+
+Abuse handling, in the order it bites:
+
+- a frame larger than ``max_frame_bytes`` closes the socket (1009);
+- the *flood level* rises by one per message and drains at ``flood_rate``
+  per second; above ``flood_refuse_level`` messages are refused with
+  ``rate_limited``, above ``flood_close_level`` the socket is closed (1008);
+- a client that does not read fast enough fills its outgoing queue and is
+  dropped (1013) instead of being buffered forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+import orjson
+from fastapi import WebSocket, WebSocketDisconnect
+from pydantic import ValidationError
+from starlette.websockets import WebSocketState
+
+from app import frames
+from app.broker import Broker, Subscription
+from app.messages import (
+    ActMessage,
+    AddBotMessage,
+    ClientMessage,
+    JoinMessage,
+    LeaveMessage,
+    PingMessage,
+    StartMessage,
+    client_message,
+)
+from app.rooms import RoomRegistry, now_ms
+from app.settings import Settings
+from app.store import PlayerRecord
+from engine.room import Act, AddBot, Join, Leave, RoomActor, RoomError, Snapshot, Start
+
+log = logging.getLogger("kartu.gateway")
+
+CLOSE_TOO_BIG = 1009
+CLOSE_POLICY = 1008
+CLOSE_TOO_SLOW = 1013
+CLOSE_BAD_TOKEN = 4401
+
+
+@dataclass
+class Membership:
+    """This connection's place in one room: its seat (None: watching) and feed."""
+
+    seat: int | None
+    subscription: Subscription | None = None
+    floor: int = -1  # frames at or below this version are older than the snapshot sent
+
+
+class Connection:
+    def __init__(self, websocket: WebSocket, player: PlayerRecord | None, settings: Settings,
+                 registry: RoomRegistry, broker: Broker) -> None:
+        self.ws = websocket
+        self.player = player
+        self.settings = settings
+        self.registry = registry
+        self.broker = broker
+        self.outgoing: asyncio.Queue[bytes] = asyncio.Queue(settings.send_queue_size)
+        self.memberships: dict[str, Membership] = {}
+        self._flood_level = 0.0
+        self._flood_at = time.monotonic()
+        self._closing = False
+
+    @property
+    def player_id(self) -> str | None:
+        return self.player.id if self.player else None
+
+    # --- sending -------------------------------------------------------------
+
+    def send(self, frame: bytes) -> None:
+        if self._closing:
+            return
+        try:
+            self.outgoing.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up")
+
+    async def _write_forever(self) -> None:
+        while True:
+            frame = await self.outgoing.get()
+            await self.ws.send_text(frame.decode())
+
+    def close_soon(self, code: int, reason: str) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        log.info("connection_closed", extra={"fields": {"player": self.player_id, "code": code,
+                                                        "reason": reason}})
+        asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=code, reason=reason)
+
+    # --- receiving -----------------------------------------------------------
+
+    async def serve(self) -> None:
+        writer = asyncio.get_running_loop().create_task(self._write_forever())
+        try:
+            while not self._closing:
+                message = await self.ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    self.send(frames.error("bad_message", "send JSON text frames"))
+                    continue
+                if len(text) > self.settings.max_frame_bytes:
+                    self.close_soon(CLOSE_TOO_BIG, "message too big")
+                    break
+                if not self._admit():
+                    continue
+                await self._dispatch(text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            self._closing = True
+            await self._leave_all()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+
+    def _admit(self) -> bool:
+        """Flood control: False if this message is refused (or the socket closed)."""
+        now = time.monotonic()
+        self._flood_level = max(
+            0.0, self._flood_level - (now - self._flood_at) * self.settings.flood_rate
+        ) + 1
+        self._flood_at = now
+        if self._flood_level > self.settings.flood_close_level:
+            self.close_soon(CLOSE_POLICY, "flooding: too many messages")
+            return False
+        if self._flood_level > self.settings.flood_refuse_level:
+            self.send(frames.error("rate_limited", "slow down: too many messages"))
+            return False
+        return True
+
+    async def _dispatch(self, text: str) -> None:
+        try:
+            raw = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            self.send(frames.error("bad_message", "not valid JSON"))
+            return
+        ref = raw.get("ref") if isinstance(raw, dict) else None
+        if not isinstance(ref, int | str) or isinstance(ref, bool):
+            ref = None
+        try:
+            msg: ClientMessage = client_message.validate_python(raw)
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "message"
+            self.send(frames.error("bad_message", f"{where}: {first['msg']}", ref))
+            return
+        try:
+            await self._handle(msg)
+        except RoomError as err:
+            self.send(frames.error(err.code, err.message, msg.ref))
+
+    def _room(self, room_id: str) -> RoomActor:
+        actor = self.registry.get(room_id)
+        if actor is None:
+            raise RoomError("unknown_room", f"there is no room {room_id!r}")
+        return actor
+
+    async def _handle(self, msg: ClientMessage) -> None:
+        if isinstance(msg, PingMessage):
+            self.send(frames.dumps({"type": "pong", "ref": msg.ref, "server_time": now_ms()}))
+        elif isinstance(msg, JoinMessage):
+            await self._join(msg)
+        elif isinstance(msg, LeaveMessage):
+            await self._leave(msg.room)
+            self.send(frames.ack(msg.ref))
+        elif isinstance(msg, AddBotMessage):
+            seat = await self._room(msg.room).call(AddBot(self.player_id))
+            self.send(frames.ack(msg.ref, seat=seat))
+        elif isinstance(msg, StartMessage):
+            await self._room(msg.room).call(Start(self.player_id))
+            self.send(frames.ack(msg.ref))
+        elif isinstance(msg, ActMessage):
+            membership = self.memberships.get(msg.room)
+            if membership is None or membership.seat is None:
+                raise RoomError("forbidden", "join the room as a player before acting")
+            await self._room(msg.room).call(Act(self.player_id, membership.seat, msg.action))
+            self.send(frames.ack(msg.ref))
+
+    async def _join(self, msg: JoinMessage) -> None:
+        actor = self._room(msg.room)
+        if msg.room in self.memberships:
+            await self._leave(msg.room)
+        name = self.player.name if self.player else None
+        seat = await actor.call(Join(self.player_id, name, msg.role))
+        channel = (frames.watch_channel(msg.room) if seat is None
+                   else frames.seat_channel(msg.room, seat))
+        membership = Membership(seat)
+
+        def deliver(message: bytes) -> None:
+            version, frame = frames.open_envelope(message)
+            if version > membership.floor:
+                self.send(frame)
+
+        membership.subscription = await self.broker.subscribe(channel, deliver)
+        self.memberships[msg.room] = membership
+        # The snapshot is taken after subscribing, so nothing falls in between;
+        # frames the broker already delivered that are older are skipped.
+        version, view = await actor.call(Snapshot(seat))
+        membership.floor = version
+        self.send(frames.state(msg.room, version, view))
+        self.send(frames.ack(msg.ref, seat=seat, role=msg.role))
+
+    async def _leave(self, room_id: str, *, disconnect: bool = False) -> None:
+        membership = self.memberships.pop(room_id, None)
+        if membership is None:
+            if not disconnect:
+                raise RoomError("illegal_action", "you are not in that room")
+            return
+        if membership.subscription is not None:
+            await self.broker.unsubscribe(membership.subscription)
+        actor = self.registry.get(room_id)
+        if actor is not None:
+            with contextlib.suppress(RoomError):
+                await actor.call(Leave(self.player_id, membership.seat, disconnect))
+
+    async def _leave_all(self) -> None:
+        for room_id in list(self.memberships):
+            with contextlib.suppress(Exception):
+                await self._leave(room_id, disconnect=True)
+
+
+async def serve_socket(websocket: WebSocket, player: PlayerRecord | None, token_given: bool,
+                       settings: Settings, registry: RoomRegistry, broker: Broker) -> None:
+    await websocket.accept()
+    if token_given and player is None:
+        await websocket.close(code=CLOSE_BAD_TOKEN, reason="unknown token")
+        return
+    connection = Connection(websocket, player, settings, registry, broker)
+    await connection.serve()
+    if websocket.client_state == WebSocketState.CONNECTED:
+        with contextlib.suppress(Exception):
+            await websocket.close()
+

@@ -1,0 +1,83 @@
+"""The ASGI app: ``app.main:app``, built by :func:`create_app`.
+
+The lifespan brings the database schema up to date, then opens the store,
+the broker (memory, or Redis when ``REDIS_URL`` is set) and the room
+registry, and closes them in reverse order on shutdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from app import logs
+from app.api import authenticate, router
+from app.broker import make_broker
+from app.gateway import serve_socket
+from app.rooms import RoomRegistry
+from app.settings import Settings
+from app.store import Store
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        logs.configure()
+        store = Store(settings.database_url)
+        await store.start()
+        broker = make_broker(settings.redis_url)
+        await broker.start()
+        registry = RoomRegistry(settings, broker, store)
+        await registry.start()
+        app.state.settings, app.state.store = settings, store
+        app.state.broker, app.state.registry = broker, registry
+        try:
+            yield
+        finally:
+            await registry.close()
+            await broker.close()
+            await store.close()
+
+    app = FastAPI(title="kartu", lifespan=lifespan)
+    app.include_router(router)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        body: dict[str, Any] = (dict(exc.detail) if isinstance(exc.detail, dict)
+                                else {"code": "error", "message": str(exc.detail)})
+        body.setdefault("detail", body.get("message"))
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+    @app.get("/healthz")
+    async def healthz(request: Request) -> dict[str, Any]:
+        registry: RoomRegistry = request.app.state.registry
+        return {"status": "ok", "rooms": len(registry.rooms),
+                "broker": "redis" if settings.redis_url else "memory"}
+
+    @app.websocket("/ws")
+    async def websocket(websocket: WebSocket) -> None:
+        state = websocket.app.state
+        token = websocket.query_params.get("token")
+        player = await authenticate(state.store, token)
+        await serve_socket(websocket, player, bool(token), settings, state.registry,
+                           state.broker)
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
+    return app
+
+
+app = create_app()

@@ -1,0 +1,60 @@
+"""Client-to-server WebSocket messages, validated at the edge.
+
+Every frame is a JSON object with a ``type``; pydantic checks it against the
+tagged union below before anything else sees it. ``ref`` is the client's own
+number for a request and is echoed in the ``ack`` or ``error`` it causes.
+Server-to-client frames are built by :mod:`app.frames`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+RoomId = Annotated[str, Field(min_length=1, max_length=64)]
+Ref = int | str | None
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    ref: Ref = None
+
+
+class JoinMessage(_Message):
+    type: Literal["join"]
+    room: RoomId
+    role: Literal["player", "spectator"] = "player"
+
+
+class LeaveMessage(_Message):
+    type: Literal["leave"]
+    room: RoomId
+
+
+class AddBotMessage(_Message):
+    type: Literal["add_bot"]
+    room: RoomId
+
+
+class StartMessage(_Message):
+    type: Literal["start"]
+    room: RoomId
+
+
+class ActMessage(_Message):
+    type: Literal["act"]
+    room: RoomId
+    action: dict[str, Any]
+
+
+class PingMessage(_Message):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    JoinMessage | LeaveMessage | AddBotMessage | StartMessage | ActMessage | PingMessage,
+    Field(discriminator="type"),
+]
+
+client_message: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)

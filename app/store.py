@@ -1,0 +1,379 @@
+"""Persistence: the only place kartu talks SQL.
+
+:class:`Store` wraps an async SQLAlchemy engine (SQLite via aiosqlite, or
+PostgreSQL via asyncpg). ``start()`` first brings the schema to the latest
+migration, so a fresh database works out of the box. Records going in and
+out are small frozen dataclasses defined here; the ORM models (app/db.py)
+never leave this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from sqlalchemy import event, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+from app.db import (
+    PLAYER_NAME_MAX,
+    ROOM_STATUSES,
+    GameRecord,
+    GameResult,
+    Player,
+    Room,
+    async_url,
+    sqlite_file,
+)
+from app.migrate import migrate
+
+SQLITE_BUSY_TIMEOUT_MS = 5000
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A guest player. ``token`` is set only when the player was just created."""
+
+    id: str
+    name: str
+    token: str | None = None
+
+
+@dataclass(frozen=True)
+class RoomRecord:
+    """A room as saved. Timestamps left None are filled with the current time."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    seats: int
+    owner_id: str | None
+    status: str
+    seed: int
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class SeatResult(NamedTuple):
+    """One seat's line in a finished game; a plain 6-tuple in the same order works too."""
+
+    seat: int
+    player_id: str | None
+    name: str
+    bot: bool
+    score: int
+    won: bool
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """Everything kept about a finished game: enough to replay it, and the results."""
+
+    room_id: str
+    game: str
+    options: dict[str, Any]
+    seed: int
+    actions: Sequence[dict[str, Any]]
+    scores: Sequence[int]
+    seat_names: Sequence[str | None]
+    results: Sequence[tuple[int, str | None, str, bool, int, bool]]
+    started_at: datetime
+    finished_at: datetime
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A finished game from one player's point of view (see :meth:`Store.recent_results`)."""
+
+    game_id: int
+    room_id: str
+    game: str
+    seat: int
+    score: int
+    won: bool
+    scores: list[int]
+    seat_names: list[str | None]
+    started_at: datetime
+    finished_at: datetime
+    options: dict[str, Any]
+
+
+def token_hash(token: str) -> str:
+    """The sha256 hex digest under which a guest token is stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _check_seed(seed: int) -> int:
+    if not _INT64_MIN <= seed <= _INT64_MAX:
+        raise ValueError(f"seed {seed} does not fit a signed 64-bit integer")
+    return seed
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+    finally:
+        cursor.close()
+
+
+class Store:
+    """Players, rooms and finished games in one database.
+
+    ``Store(url)`` does nothing until ``await store.start()``; ``close()``
+    releases the connections. Every method is a short transaction of its own.
+    """
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = async_url(database_url)
+        self._engine: AsyncEngine | None = None
+        self._sessions: async_sessionmaker[AsyncSession] | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Migrates the schema to the latest revision, then opens the engine."""
+        if self._engine is not None:
+            return
+        is_sqlite = self.database_url.startswith("sqlite")
+        if is_sqlite and sqlite_file(self.database_url) is None:
+            # Migrations run on their own connection, which a memory database
+            # would not share.
+            raise ValueError("Store needs a SQLite file (or PostgreSQL), not a memory database")
+        await migrate(self.database_url)
+        engine = create_async_engine(self.database_url, pool_pre_ping=not is_sqlite)
+        if is_sqlite:
+            event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        self._engine = engine
+        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+
+    async def close(self) -> None:
+        engine, self._engine, self._sessions = self._engine, None, None
+        if engine is not None:
+            await engine.dispose()
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql`` (the store must be started)."""
+        return self._require_engine().dialect.name
+
+    def _require_engine(self) -> AsyncEngine:
+        if self._engine is None:
+            raise RuntimeError("Store is not started (await store.start())")
+        return self._engine
+
+    def _session(self) -> AsyncSession:
+        if self._sessions is None:
+            raise RuntimeError("Store is not started (await store.start())")
+        return self._sessions()
+
+    # -- players ---------------------------------------------------------------
+
+    async def create_player(self, name: str) -> PlayerRecord:
+        """A new guest player; the returned record carries the token (shown once)."""
+        if not 1 <= len(name) <= PLAYER_NAME_MAX:
+            raise ValueError(f"player name must be 1..{PLAYER_NAME_MAX} characters")
+        token = secrets.token_urlsafe(32)
+        player = Player(
+            id=secrets.token_hex(16), name=name, token_hash=token_hash(token), created_at=_now()
+        )
+        async with self._session() as session, session.begin():
+            session.add(player)
+        return PlayerRecord(id=player.id, name=player.name, token=token)
+
+    async def player_by_token(self, token: str | None) -> PlayerRecord | None:
+        """The player holding ``token``, or None (the record's ``token`` is None)."""
+        if not token:
+            return None
+        async with self._session() as session:
+            player = await session.scalar(
+                select(Player).where(Player.token_hash == token_hash(token))
+            )
+        return None if player is None else PlayerRecord(id=player.id, name=player.name)
+
+    async def player_names(self, ids: Iterable[str]) -> dict[str, str]:
+        """``{id: name}`` for the ids that exist (unknown ids are left out)."""
+        wanted = sorted(set(ids))
+        if not wanted:
+            return {}
+        async with self._session() as session:
+            rows = await session.execute(
+                select(Player.id, Player.name).where(Player.id.in_(wanted))
+            )
+            return {pid: name for pid, name in rows.tuples()}
+
+    # -- rooms -----------------------------------------------------------------
+
+    async def save_room(self, room: RoomRecord) -> None:
+        """Inserts the room, or updates its status, options, seed and ``updated_at``."""
+        if room.status not in ROOM_STATUSES:
+            raise ValueError(f"unknown room status {room.status!r}")
+        now = _now()
+        values = {
+            "id": room.id,
+            "game": room.game,
+            "options": room.options,
+            "seats": room.seats,
+            "owner_id": room.owner_id,
+            "status": room.status,
+            "seed": _check_seed(room.seed),
+            "created_at": room.created_at or now,
+            "updated_at": room.updated_at or now,
+        }
+        insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        stmt = insert(Room).values(**values)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[Room.id],
+            set_={
+                "status": stmt.excluded.status,
+                "updated_at": stmt.excluded.updated_at,
+                "options": stmt.excluded.options,
+                "seed": stmt.excluded.seed,
+            },
+        )
+        async with self._session() as session, session.begin():
+            await session.execute(stmt)
+
+    async def set_room_status(self, room_id: str, status: str) -> bool:
+        """Sets a room's status (and ``updated_at``); False if there is no such room."""
+        if status not in ROOM_STATUSES:
+            raise ValueError(f"unknown room status {status!r}")
+        async with self._session() as session, session.begin():
+            result = await session.execute(
+                update(Room)
+                .where(Room.id == room_id)
+                .values(status=status, updated_at=_now())
+                .returning(Room.id)
+            )
+            return result.first() is not None
+
+    async def room(self, room_id: str) -> RoomRecord | None:
+        """The saved room, or None."""
+        async with self._session() as session:
+            row = await session.get(Room, room_id)
+        if row is None:
+            return None
+        return RoomRecord(
+            id=row.id,
+            game=row.game,
+            options=row.options,
+            seats=row.seats,
+            owner_id=row.owner_id,
+            status=row.status,
+            seed=row.seed,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+        )
+
+    # -- finished games --------------------------------------------------------
+
+    async def save_finished_game(self, finished: FinishedGame) -> int:
+        """Records a finished game and marks its room finished, in one transaction.
+
+        The room must have been saved first. Returns the game's id; a second
+        game for the same room is refused (``sqlalchemy.exc.IntegrityError``).
+        """
+        results = [SeatResult(*line) for line in finished.results]
+        record = GameRecord(
+            room_id=finished.room_id,
+            game=finished.game,
+            options=finished.options,
+            seed=_check_seed(finished.seed),
+            actions=list(finished.actions),
+            scores=list(finished.scores),
+            seat_names=list(finished.seat_names),
+            started_at=finished.started_at,
+            finished_at=finished.finished_at,
+        )
+        async with self._session() as session, session.begin():
+            session.add(record)
+            await session.flush()
+            session.add_all(
+                GameResult(
+                    game_id=record.id,
+                    seat=line.seat,
+                    player_id=line.player_id,
+                    name=line.name,
+                    bot=line.bot,
+                    score=line.score,
+                    won=line.won,
+                )
+                for line in results
+            )
+            await session.execute(
+                update(Room)
+                .where(Room.id == finished.room_id)
+                .values(status="finished", updated_at=finished.finished_at)
+            )
+        return record.id
+
+    async def replay(self, room_id: str) -> dict[str, Any] | None:
+        """``{"game", "options", "seed", "actions"}`` of the room's finished game, or None."""
+        async with self._session() as session:
+            row = (
+                await session.execute(
+                    select(
+                        GameRecord.game, GameRecord.options, GameRecord.seed, GameRecord.actions
+                    ).where(GameRecord.room_id == room_id)
+                )
+            ).first()
+        if row is None:
+            return None
+        return {"game": row.game, "options": row.options, "seed": row.seed, "actions": row.actions}
+
+    async def recent_results(self, player_id: str, limit: int = 20) -> list[PlayedGame]:
+        """The finished games ``player_id`` sat in, newest first, at most ``limit``."""
+        if limit <= 0:
+            return []
+        async with self._session() as session:
+            rows = await session.execute(
+                select(GameRecord, GameResult.seat, GameResult.score, GameResult.won)
+                .join(GameResult, GameResult.game_id == GameRecord.id)
+                .where(GameResult.player_id == player_id)
+                .order_by(GameRecord.finished_at.desc(), GameRecord.id.desc())
+                .limit(limit)
+            )
+            return [
+                PlayedGame(
+                    game_id=game.id,
+                    room_id=game.room_id,
+                    game=game.game,
+                    seat=seat,
+                    score=score,
+                    won=won,
+                    scores=list(game.scores),
+                    seat_names=list(game.seat_names),
+                    started_at=game.started_at,
+                    finished_at=game.finished_at,
+                    options=game.options,
+                )
+                for game, seat, score, won in rows.tuples()
+            ]
+
+
+__all__ = [
+    "FinishedGame",
+    "PlayedGame",
+    "PlayerRecord",
+    "RoomRecord",
+    "SeatResult",
+    "Store",
+    "token_hash",
+]

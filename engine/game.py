@@ -1,0 +1,93 @@
+"""The interface every game implements, and the words it uses.
+
+- *seat*: a player's place at the table, ``0..players-1``; play passes
+  clockwise, i.e. to ``(seat + 1) % players``.
+- *state*: a game's whole authoritative state, a plain object owned by the
+  room actor. Only :meth:`Game.view` turns it into something a client sees.
+- *action*: a dict from a client or a bot, ``{"kind": ..., ...}``.
+- *event*: a dict describing a public change (``{"kind": "drew", ...}``);
+  events carry only what every viewer may see.
+- *now*: epoch milliseconds, passed in by the caller; rules never read a clock.
+
+``apply`` is a pure transition: it returns a new state and never mutates the
+one it was given, so a refused action (a :class:`engine.errors.GameError`)
+leaves everything as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+Action = dict[str, Any]
+Event = dict[str, Any]
+View = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished game: final totals per seat and the winning seats (ties share)."""
+
+    scores: list[int]
+    winners: list[int]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Game(Protocol):
+    """One game's rules. Implementations are stateless singletons in the registry."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    # Turn-based games get the room's turn clock (``turn_clock_s``); real-time
+    # games set their own deadlines through ``next_deadline``.
+    turn_based: ClassVar[bool]
+
+    def default_options(self) -> dict[str, Any]:
+        """The game's own options with their defaults (shown in the catalog)."""
+        ...
+
+    def validate_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
+        """Checks the game's options (and ``scenario``, if given) for ``players`` seats.
+
+        Returns the options merged over the defaults; raises BadOptions.
+        Room-level options (``seed``, ``bot_delay_ms``, ...) pass through untouched.
+        """
+        ...
+
+    def setup(self, options: dict[str, Any], players: int, seed: int, now: int) -> Any:
+        """A new game, its first deal dealt. ``options['scenario']`` fixes that deal."""
+        ...
+
+    def apply(self, state: Any, seat: int, action: Action, now: int) -> tuple[Any, list[Event]]:
+        """Plays ``action`` for ``seat``; raises GameError (NotYourTurn, IllegalAction)."""
+        ...
+
+    def view(self, state: Any, seat: int | None) -> View:
+        """What ``seat`` may see (None: a spectator). The only way out of the engine."""
+        ...
+
+    def to_act(self, state: Any) -> list[int]:
+        """Seats that may act now (the turn seat in a turn-based game; [] when nobody)."""
+        ...
+
+    def next_deadline(self, state: Any) -> int | None:
+        """When :meth:`on_timeout` must run next (epoch ms), or None."""
+        ...
+
+    def on_timeout(self, state: Any, now: int) -> tuple[Any, list[Event]]:
+        """Applies whatever the rules say happens at the deadline."""
+        ...
+
+    def legal_actions(self, state: Any, seat: int) -> list[Action]:
+        """Actions ``seat`` could play now (every one legal; for bots and tests)."""
+        ...
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """The final result once the game is over, else None."""
+        ...
+
+    def bot_action(self, view: View, seed: int) -> Action | None:
+        """What this game's bot plays from ``view`` (its own seat's view), or None to wait."""
+        ...

@@ -1,0 +1,531 @@
+"""The room: who sits where, the game being played, and the actor that runs it.
+
+Terms:
+
+- *room*: a table for one game, with a fixed number of *seats*. A seat is
+  taken by a player, a bot, or nobody yet. An *owner* (the player who made
+  the room) adds bots and starts the game.
+- *spectator*: a connection that watches; it sees the view of seat ``None``.
+- *version*: a counter that grows by one on every change to the room, so a
+  client can tell a stale or missed message (resync by snapshot).
+- *change*: what one command or timer did: the new version, the public
+  events, and the views to send. A :class:`RoomSink` carries it out of here.
+- *turn clock*: in turn-based games, how long a human has for a turn. When it
+  runs out the seat is marked *away* and its bot plays for it until the
+  player acts again.
+- *action log*: every applied action and timeout in order, with its ``now``:
+  with the seed and options it replays the game exactly
+  (:func:`engine.replay.replay`).
+
+:class:`RoomCore` holds the logic and is synchronous: it takes ``now`` for
+everything, so tests drive it with a fake clock. :class:`RoomActor` wraps it
+in an asyncio task that applies one command at a time from a bounded queue
+and wakes itself for deadlines (game timers, turn clocks, bot moves). Nothing
+here performs I/O; the sink decides where changes go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.errors import GameError
+from engine.game import Action, Event, Game, Outcome, View
+
+log = logging.getLogger("kartu.room")
+
+BOT_NAMES = ("Ada", "Bram", "Cleo", "Dara", "Emil", "Fenna", "Gus", "Hana", "Ivo")
+
+
+class RoomError(Exception):
+    """A refused room command; ``code`` goes on the wire. Nothing was changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Seat:
+    index: int
+    player_id: str | None = None
+    name: str | None = None
+    bot: bool = False
+    connections: int = 0
+    away: bool = False
+
+    @property
+    def is_free(self) -> bool:
+        return self.player_id is None and not self.bot
+
+    @property
+    def plays_by_bot(self) -> bool:
+        return self.bot or self.away
+
+
+@dataclass
+class Change:
+    """One change to a room, ready to be sent: public events and fresh views.
+
+    ``views`` maps a seat (None: spectators) to its view. Only seats held by
+    humans get a view: bots read the game directly.
+    """
+
+    room_id: str
+    version: int
+    events: list[Event]
+    views: dict[int | None, View]
+
+
+class RoomSink(Protocol):
+    """Where a room's changes go (the app publishes them; tests collect them)."""
+
+    def changed(self, room: RoomCore, change: Change) -> None: ...
+
+    def finished(self, room: RoomCore, outcome: Outcome) -> None: ...
+
+
+# --- commands -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Join:
+    player_id: str | None
+    name: str | None
+    role: str  # "player" | "spectator"
+
+
+@dataclass(frozen=True)
+class Leave:
+    player_id: str | None
+    seat: int | None  # the seat the leaving connection held (None: a spectator)
+    disconnect: bool = False  # the socket went away (vs. an explicit leave)
+
+
+@dataclass(frozen=True)
+class AddBot:
+    player_id: str | None
+
+
+@dataclass(frozen=True)
+class Start:
+    player_id: str | None
+
+
+@dataclass(frozen=True)
+class Act:
+    player_id: str | None
+    seat: int | None
+    action: Action
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    seat: int | None
+
+
+Command = Join | Leave | AddBot | Start | Act | Snapshot
+
+
+@dataclass
+class RoomCore:
+    """A room's whole state and the rules for changing it. Synchronous; ``now`` in ms."""
+
+    room_id: str
+    game: Game
+    options: dict[str, Any]
+    seat_count: int
+    owner_id: str | None
+    seed: int
+    sink: RoomSink
+    created_at: int
+    seats: list[Seat] = field(default_factory=list)
+    status: str = "waiting"  # waiting | playing | finished
+    state: Any = None
+    version: int = 0
+    spectators: int = 0
+    started_at: int | None = None
+    action_log: list[dict[str, Any]] = field(default_factory=list)
+    turn_deadline: int | None = None
+    bot_due: int | None = None
+    last_activity: int = 0
+    _turn_key: tuple[Any, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            self.seats = [Seat(i) for i in range(self.seat_count)]
+        self.last_activity = self.created_at
+
+    # --- reading -----------------------------------------------------------
+
+    def seat_of(self, player_id: str | None) -> int | None:
+        if player_id is None:
+            return None
+        for seat in self.seats:
+            if seat.player_id == player_id:
+                return seat.index
+        return None
+
+    @property
+    def seats_taken(self) -> int:
+        return sum(not s.is_free for s in self.seats)
+
+    @property
+    def bot_delay_ms(self) -> int:
+        return int(self.options.get("bot_delay_ms", 800))
+
+    @property
+    def turn_clock_ms(self) -> int:
+        if not self.game.turn_based:
+            return 0
+        return int(self.options.get("turn_clock_s", 0)) * 1000
+
+    def summary(self) -> dict[str, Any]:
+        """The lobby's line for this room."""
+        return {
+            "room_id": self.room_id,
+            "game": self.game.name,
+            "title": self.game.title,
+            "seats": self.seat_count,
+            "seats_taken": self.seats_taken,
+            "status": self.status,
+            "spectators": self.spectators,
+            "players": [s.name for s in self.seats if not s.is_free],
+            "owner_id": self.owner_id,
+            "options": {k: v for k, v in self.options.items() if k != "scenario"},
+            "created_at": self.created_at,
+        }
+
+    def view_for(self, seat: int | None, now: int) -> View:
+        """The game's view for ``seat`` with the room's own facts merged in."""
+        if self.state is None:
+            view: View = {
+                "game": self.game.name, "phase": "waiting", "you": seat, "dealer": None,
+                "turn": None, "deal": 0, "stock_count": 0, "discard": [], "result": None,
+                "seats": [{"seat": s.index, "hand_count": 0, "score": 0, "melds": []}
+                          for s in self.seats],
+            }
+            if seat is not None:
+                view["hand"] = []
+        else:
+            view = self.game.view(self.state, seat)
+        for entry, seat_info in zip(view["seats"], self.seats, strict=True):
+            entry["name"] = seat_info.name
+            entry["bot"] = seat_info.bot
+            entry["connected"] = seat_info.bot or seat_info.connections > 0
+            entry["away"] = seat_info.away
+        view["room"] = {
+            "id": self.room_id, "status": self.status, "owner_id": self.owner_id,
+            "spectators": self.spectators, "seats": self.seat_count,
+        }
+        view["turn_deadline"] = self.turn_deadline
+        view["server_time"] = now
+        return view
+
+    # --- commands ----------------------------------------------------------
+
+    def handle(self, command: Command, now: int) -> Any:
+        """Applies one command. Raises RoomError (nothing changed) or returns a reply."""
+        if isinstance(command, Snapshot):
+            return self.version, self.view_for(command.seat, now)
+        if isinstance(command, Join):
+            return self._join(command, now)
+        if isinstance(command, Leave):
+            return self._leave(command, now)
+        if isinstance(command, AddBot):
+            return self._add_bot(command, now)
+        if isinstance(command, Start):
+            return self._start(command, now)
+        if isinstance(command, Act):
+            return self._act(command, now)
+        raise RoomError("bad_message", "unknown command")
+
+    def _join(self, cmd: Join, now: int) -> int | None:
+        if cmd.role == "spectator":
+            self.spectators += 1
+            self._emit(now, [{"kind": "spectator_joined", "spectators": self.spectators}])
+            return None
+        if cmd.player_id is None:
+            raise RoomError("forbidden", "sign in as a guest to take a seat; anyone may watch")
+        seat = self.seat_of(cmd.player_id)
+        if seat is None:
+            if self.status != "waiting":
+                raise RoomError("room_full", "the game has started: you can watch it")
+            free = [s for s in self.seats if s.is_free]
+            if not free:
+                raise RoomError("room_full", "every seat is taken: you can watch")
+            chosen = free[0]
+            chosen.player_id, chosen.name = cmd.player_id, cmd.name
+            seat = chosen.index
+            event: Event = {"kind": "joined", "seat": seat, "name": cmd.name}
+        else:
+            event = {"kind": "reconnected", "seat": seat, "name": self.seats[seat].name}
+        self.seats[seat].connections += 1
+        self._emit(now, [event])
+        return seat
+
+    def _leave(self, cmd: Leave, now: int) -> None:
+        if cmd.seat is None:
+            self.spectators = max(0, self.spectators - 1)
+            self._emit(now, [{"kind": "spectator_left", "spectators": self.spectators}])
+            return
+        seat = self.seats[cmd.seat]
+        if seat.player_id != cmd.player_id:
+            raise RoomError("forbidden", "that is not your seat")
+        seat.connections = max(0, seat.connections - 1)
+        event: Event = {"kind": "disconnected" if cmd.disconnect else "left", "seat": seat.index}
+        if self.status == "waiting" and not cmd.disconnect and seat.connections == 0:
+            # Before the game starts, leaving gives the seat up.
+            seat.player_id = seat.name = None
+        self._emit(now, [event])
+
+    def _require_owner(self, player_id: str | None, what: str) -> None:
+        if player_id is None or player_id != self.owner_id:
+            raise RoomError("forbidden", f"only the room's owner can {what}")
+
+    def _add_bot(self, cmd: AddBot, now: int) -> int:
+        self._require_owner(cmd.player_id, "add bots")
+        if self.status != "waiting":
+            raise RoomError("illegal_action", "bots can only be added before the game starts")
+        free = [s for s in self.seats if s.is_free]
+        if not free:
+            raise RoomError("room_full", "every seat is taken")
+        seat = self._seat_bot(free[0])
+        self._emit(now, [{"kind": "bot_added", "seat": seat.index, "name": seat.name}])
+        return seat.index
+
+    def _seat_bot(self, seat: Seat) -> Seat:
+        used = {s.name for s in self.seats}
+        name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in used),
+                    f"Bot {seat.index + 1}")
+        seat.bot, seat.name = True, name
+        return seat
+
+    def _start(self, cmd: Start, now: int) -> None:
+        self._require_owner(cmd.player_id, "start the game")
+        if self.status != "waiting":
+            raise RoomError("illegal_action", "the game has already started")
+        free = [s for s in self.seats if s.is_free]
+        if free and not self.options.get("fill_bots"):
+            raise RoomError(
+                "illegal_action",
+                f"{len(free)} seat(s) still empty: add bots or wait for players",
+            )
+        state = self.game.setup(self.options, self.seat_count, self.seed, now)
+        for seat in free:
+            self._seat_bot(seat)
+        self.state = state
+        self.status = "playing"
+        self.started_at = now
+        self._emit(now, [{"kind": "started", "players": self.seat_count}])
+
+    def _act(self, cmd: Act, now: int) -> None:
+        if cmd.seat is None or self.seat_of(cmd.player_id) != cmd.seat:
+            raise RoomError("forbidden", "only seated players can act")
+        if self.status != "playing":
+            raise RoomError("illegal_action", "the game is not being played")
+        seat = self.seats[cmd.seat]
+        self._apply(cmd.seat, cmd.action, now, by_bot=False)
+        if seat.away:
+            # Acting again takes the seat back from the bot.
+            seat.away = False
+            self._emit(now, [{"kind": "back", "seat": seat.index}])
+
+    def _apply(self, seat: int, action: Action, now: int, *, by_bot: bool) -> None:
+        try:
+            state, events = self.game.apply(self.state, seat, action, now)
+        except GameError as err:
+            raise RoomError(err.code, err.message) from err
+        self.state = state
+        entry: dict[str, Any] = {"seat": seat, "action": action, "at": now}
+        if by_bot:
+            entry["bot"] = True
+        self.action_log.append(entry)
+        self._emit(now, events)
+
+    # --- time --------------------------------------------------------------
+
+    def next_wakeup(self) -> int | None:
+        """The earliest moment :meth:`tick` has something to do."""
+        times = [t for t in (self.turn_deadline, self.bot_due) if t is not None]
+        if self.state is not None and self.status == "playing":
+            deadline = self.game.next_deadline(self.state)
+            if deadline is not None:
+                times.append(deadline)
+        return min(times) if times else None
+
+    def tick(self, now: int) -> None:
+        """Runs whatever is due at ``now``: game deadline, turn clock, bot moves."""
+        if self.status != "playing":
+            return
+        deadline = self.game.next_deadline(self.state)
+        if deadline is not None and now >= deadline:
+            self.state, events = self.game.on_timeout(self.state, now)
+            self.action_log.append({"timeout": True, "at": now})
+            self._emit(now, events)
+            return
+        if self.turn_deadline is not None and now >= self.turn_deadline:
+            for seat_index in self.game.to_act(self.state):
+                seat = self.seats[seat_index]
+                if not seat.plays_by_bot:
+                    seat.away = True
+                    self._emit(now, [{"kind": "away", "seat": seat_index}])
+            self.bot_due = now
+            self.turn_deadline = None
+            return
+        if self.bot_due is not None and now >= self.bot_due:
+            self.bot_due = None
+            self._play_bots(now)
+
+    def _play_bots(self, now: int) -> None:
+        for seat_index in self.game.to_act(self.state):
+            seat = self.seats[seat_index]
+            if not seat.plays_by_bot:
+                continue
+            view = self.game.view(self.state, seat_index)
+            action = self.game.bot_action(view, self.seed + len(self.action_log))
+            if action is None:
+                continue
+            try:
+                self._apply(seat_index, action, now, by_bot=True)
+            except RoomError as err:
+                # A bot must never stall a table: fall back to any legal move.
+                log.error("bot in room %s seat %d played %r: %s", self.room_id, seat_index,
+                          action, err.message)
+                legal = self.game.legal_actions(self.state, seat_index)
+                if not legal:
+                    continue
+                self._apply(seat_index, legal[0], now, by_bot=True)
+            return  # one bot action per wake-up keeps a human pace
+
+    # --- after every change ------------------------------------------------
+
+    def _emit(self, now: int, events: list[Event]) -> None:
+        self.version += 1
+        self.last_activity = now
+        self._schedule(now)
+        views: dict[int | None, View] = {
+            s.index: self.view_for(s.index, now) for s in self.seats
+            if s.player_id is not None and s.connections > 0
+        }
+        if self.spectators > 0:
+            views[None] = self.view_for(None, now)
+        self.sink.changed(self, Change(self.room_id, self.version, events, views))
+        if self.status == "playing":
+            outcome = self.game.outcome(self.state)
+            if outcome is not None:
+                self.status = "finished"
+                self.turn_deadline = self.bot_due = None
+                self.sink.finished(self, outcome)
+
+    def _schedule(self, now: int) -> None:
+        """Sets the turn clock and the next bot move after a change."""
+        if self.status != "playing":
+            self.turn_deadline = self.bot_due = None
+            return
+        actors = self.game.to_act(self.state)
+        key = (getattr(self.state, "deal", None), tuple(actors))
+        if key != self._turn_key:
+            self._turn_key = key
+            humans = [a for a in actors if not self.seats[a].plays_by_bot]
+            self.turn_deadline = (now + self.turn_clock_ms
+                                  if humans and self.turn_clock_ms > 0 else None)
+        if any(self.seats[a].plays_by_bot for a in actors):
+            self.bot_due = now + self.bot_delay_ms
+        else:
+            self.bot_due = None
+
+    # --- persistence of a running room ---------------------------------------
+
+    def replay_record(self) -> dict[str, Any]:
+        """What the replay endpoint serves: enough to replay the game exactly."""
+        return {
+            "game": self.game.name,
+            "options": self.options,
+            "seed": self.seed,
+            "players": self.seat_count,
+            "started_at": self.started_at,
+            "actions": self.action_log,
+        }
+
+
+Clock = Callable[[], int]
+
+
+class RoomActor:
+    """Runs a :class:`RoomCore` in one asyncio task: one command at a time.
+
+    Handlers call :meth:`call`, which enqueues the command and waits for the
+    reply. The queue is bounded: a room that cannot keep up refuses work
+    (``busy``) rather than growing without limit.
+    """
+
+    QUEUE_SIZE = 1024
+
+    def __init__(self, core: RoomCore, clock: Clock) -> None:
+        self.core = core
+        self.clock = clock
+        self._queue: asyncio.Queue[tuple[Command, asyncio.Future[Any]]] = asyncio.Queue(
+            self.QUEUE_SIZE
+        )
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(
+            self._run(), name=f"room-{self.core.room_id}"
+        )
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def call(self, command: Command) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        try:
+            self._queue.put_nowait((command, future))
+        except asyncio.QueueFull:
+            raise RoomError("busy", "the room is too busy; try again") from None
+        return await future
+
+    async def _run(self) -> None:
+        while True:
+            wakeup = self.core.next_wakeup()
+            try:
+                if wakeup is None:
+                    command, future = await self._queue.get()
+                else:
+                    delay = max(0.0, (wakeup - self.clock()) / 1000)
+                    async with asyncio.timeout(delay):
+                        command, future = await self._queue.get()
+            except TimeoutError:
+                await self._tick()
+                continue
+            if future.cancelled():
+                continue
+            try:
+                result = self.core.handle(command, self.clock())
+            except RoomError as err:
+                future.set_exception(err)
+            except Exception as err:  # a bug must not kill the room for everyone
+                log.exception("room %s failed on %r", self.core.room_id, command)
+                future.set_exception(RoomError("internal_error", f"server error: {err}"))
+            else:
+                future.set_result(result)
+
+    async def _tick(self) -> None:
+        try:
+            self.core.tick(self.clock())
+        except Exception:
+            log.exception("room %s failed on a timer", self.core.room_id)
+            # Drop the room's own timers and back off, so that a failing timer
+            # cannot spin the event loop; commands are still served meanwhile.
+            self.core.turn_deadline = self.core.bot_due = None
+            await asyncio.sleep(1)
