@@ -28,15 +28,15 @@ class ApiError(HTTPException):
 
 
 def get_settings(request: Request) -> Settings:
-    return request.app.state.settings  # type: ignore[no-any-return]
+    return request.app.state.settings
 
 
 def get_store(request: Request) -> Store:
-    return request.app.state.store  # type: ignore[no-any-return]
+    return request.app.state.store
 
 
 def get_registry(request: Request) -> RoomRegistry:
-    return request.app.state.registry  # type: ignore[no-any-return]
+    return request.app.state.registry
 
 
 async def authenticate(store: Store, token: str | None) -> PlayerRecord | None:

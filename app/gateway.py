@@ -24,6 +24,7 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
+
 import orjson
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
@@ -71,11 +72,12 @@ class Connection:
         self.settings = settings
         self.registry = registry
         self.broker = broker
-        self.outgoing: asyncio.Queue[bytes] = asyncio.Queue(settings.send_queue_size)
+        self.outgoing: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue_size)
         self.memberships: dict[str, Membership] = {}
         self._flood_level = 0.0
         self._flood_at = time.monotonic()
         self._closing = False
+        self._close_with: tuple[int, str] | None = None
 
     @property
     def player_id(self) -> str | None:
@@ -89,22 +91,34 @@ class Connection:
         try:
             self.outgoing.put_nowait(frame)
         except asyncio.QueueFull:
-            self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up")
+            self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up", drain=False)
 
     async def _write_forever(self) -> None:
         while True:
             frame = await self.outgoing.get()
+            if frame is None:  # a close was asked for after the frames before it
+                await self._close()
+                return
             await self.ws.send_text(frame.decode())
 
-    def close_soon(self, code: int, reason: str) -> None:
-        if self._closing:
+    def close_soon(self, code: int, reason: str, *, drain: bool = True) -> None:
+        """Closes the socket; with ``drain``, after the frames already queued (errors)."""
+        if self._close_with is not None:
             return
         self._closing = True
+        self._close_with = (code, reason)
         log.info("connection_closed", extra={"fields": {"player": self.player_id, "code": code,
                                                         "reason": reason}})
-        asyncio.get_running_loop().create_task(self._close(code, reason))
+        if drain:
+            try:
+                self.outgoing.put_nowait(None)
+                return
+            except asyncio.QueueFull:
+                pass
+        asyncio.get_running_loop().create_task(self._close())
 
-    async def _close(self, code: int, reason: str) -> None:
+    async def _close(self) -> None:
+        code, reason = self._close_with or (1000, "")
         with contextlib.suppress(Exception):
             await self.ws.close(code=code, reason=reason)
 
@@ -132,6 +146,10 @@ class Connection:
         finally:
             self._closing = True
             await self._leave_all()
+            if self._close_with is not None and not writer.done():
+                # Let the writer send what was queued before the close, briefly.
+                with contextlib.suppress(asyncio.TimeoutError, Exception):
+                    await asyncio.wait_for(asyncio.shield(writer), 2)
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer

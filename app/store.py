@@ -172,9 +172,11 @@ class Store:
     @property
     def dialect(self) -> str:
         """``sqlite`` or ``postgresql`` (the store must be started)."""
-        return self._require_engine().dialect.name
+        return self.engine.dialect.name
 
-    def _require_engine(self) -> AsyncEngine:
+    @property
+    def engine(self) -> AsyncEngine:
+        """The started store's engine."""
         if self._engine is None:
             raise RuntimeError("Store is not started (await store.start())")
         return self._engine
@@ -217,7 +219,7 @@ class Store:
             rows = await session.execute(
                 select(Player.id, Player.name).where(Player.id.in_(wanted))
             )
-            return {pid: name for pid, name in rows.tuples()}
+            return {pid: name for pid, name in rows}
 
     # -- rooms -----------------------------------------------------------------
 
@@ -325,18 +327,28 @@ class Store:
         return record.id
 
     async def replay(self, room_id: str) -> dict[str, Any] | None:
-        """``{"game", "options", "seed", "actions"}`` of the room's finished game, or None."""
+        """The record of the room's finished game, or None.
+
+        ``{"game", "options", "seed", "actions"}`` replay it; ``players`` and
+        ``started_at`` (epoch ms, the ``now`` of the first deal) complete it, and
+        ``seat_names`` and ``scores`` say who played and how it ended.
+        """
         async with self._session() as session:
             row = (
                 await session.execute(
                     select(
-                        GameRecord.game, GameRecord.options, GameRecord.seed, GameRecord.actions
+                        GameRecord.game, GameRecord.options, GameRecord.seed, GameRecord.actions,
+                        GameRecord.seat_names, GameRecord.scores, GameRecord.started_at,
                     ).where(GameRecord.room_id == room_id)
                 )
             ).first()
         if row is None:
             return None
-        return {"game": row.game, "options": row.options, "seed": row.seed, "actions": row.actions}
+        return {
+            "game": row.game, "options": row.options, "seed": row.seed, "actions": row.actions,
+            "players": len(row.seat_names), "seat_names": row.seat_names, "scores": row.scores,
+            "started_at": round(row.started_at.timestamp() * 1000),
+        }
 
     async def recent_results(self, player_id: str, limit: int = 20) -> list[PlayedGame]:
         """The finished games ``player_id`` sat in, newest first, at most ``limit``."""
@@ -364,7 +376,7 @@ class Store:
                     finished_at=game.finished_at,
                     options=game.options,
                 )
-                for game, seat, score, won in rows.tuples()
+                for game, seat, score, won in rows
             ]
 
 

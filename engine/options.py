@@ -50,6 +50,8 @@ def validate_room_options(game: Game, options: dict[str, Any], players: int) -> 
         raise BadOptions("fill_bots must be true or false")
     if game.turn_based:
         _int_in(merged, "turn_clock_s", 0, 3600)
-    common = {k: merged.pop(k) for k in ("seed", "bot_delay_ms", "fill_bots", "turn_clock_s")
-              if k in merged}
+    common: dict[str, Any] = {
+        k: merged.pop(k) for k in ("seed", "bot_delay_ms", "fill_bots", "turn_clock_s")
+        if k in merged
+    }
     return {**common, **game.validate_options(merged, players)}

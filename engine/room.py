@@ -206,7 +206,8 @@ class RoomCore:
         if self.state is None:
             view: View = {
                 "game": self.game.name, "phase": "waiting", "you": seat, "dealer": None,
-                "turn": None, "deal": 0, "stock_count": 0, "discard": [], "result": None,
+                "turn": None, "deal": 0, "stock_count": 0, "discard": [], "melds": [],
+                "result": None,
                 "seats": [{"seat": s.index, "hand_count": 0, "score": 0, "melds": []}
                           for s in self.seats],
             }

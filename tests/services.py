@@ -43,10 +43,7 @@ def require_or_skip(service_name: str, error: Exception | str) -> NoReturn:
     host:5432/db"``; the message reads ``"<name> not reachable[ at <where>]:
     <error>"``.
     """
-    if isinstance(error, Exception):
-        reason = f"{type(error).__name__}: {error}".strip()
-    else:
-        reason = error
+    reason = error if isinstance(error, str) else f"{type(error).__name__}: {error}".strip()
     name, at, where = service_name.partition(" at ")
     message = f"{name} not reachable{at}{where}: {reason}"
     if services_required():
@@ -63,8 +60,15 @@ def _display(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
+# Servers found unreachable in this process: later tests skip without waiting again.
+_unreachable: dict[str, str] = {}
+
+
 async def _admin_engine(base_url: str) -> AsyncEngine:
     """An AUTOCOMMIT engine on the base database, or a skip/fail if it cannot connect."""
+    where = f"PostgreSQL at {_display(base_url)}"
+    if base_url in _unreachable:
+        require_or_skip(where, _unreachable[base_url])
     engine = create_async_engine(
         async_url(base_url),
         isolation_level="AUTOCOMMIT",
@@ -74,10 +78,12 @@ async def _admin_engine(base_url: str) -> AsyncEngine:
     try:
         async with asyncio.timeout(CONNECT_TIMEOUT_S * 2), engine.connect() as conn:
             await conn.execute(text("SELECT 1"))
+        return engine
     except (OSError, TimeoutError, sa_exc.DBAPIError, sa_exc.InterfaceError) as error:
         await engine.dispose()
-        require_or_skip(f"PostgreSQL at {_display(base_url)}", error)
-    return engine
+        _unreachable[base_url] = f"{type(error).__name__}: {error}".strip()
+    # Outside the except block, so the report is the message rather than a traceback chain.
+    require_or_skip(where, _unreachable[base_url])
 
 
 @asynccontextmanager

@@ -1,0 +1,403 @@
+"""The broker: both backends share the behaviour tests; Redis gets its own too.
+
+Redis tests use ``REDIS_URL`` (default ``redis://127.0.0.1:6379/0``) and a
+unique channel prefix each, so parallel runs do not see each other's traffic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+
+from app.broker import Broker, MemoryBroker, RedisBroker, Subscription, make_broker
+from tests.services import require_or_skip
+
+REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+TIMEOUT_S = 10.0
+
+
+async def started_redis_broker(**options: Any) -> RedisBroker:
+    broker = RedisBroker(REDIS_URL, **options)
+    try:
+        await broker.start()
+    except Exception as error:  # unreachable, refused, timed out, auth...
+        require_or_skip("Redis", error)
+    return broker
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"test:broker:{uuid.uuid4().hex}:"
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def broker(request: pytest.FixtureRequest) -> AsyncIterator[Broker]:
+    b: Broker
+    if request.param == "memory":
+        b = MemoryBroker()
+        await b.start()
+    else:
+        b = await started_redis_broker()
+    yield b
+    await b.close()
+
+
+@pytest.fixture
+async def redis_client() -> AsyncIterator[Redis]:
+    client = Redis.from_url(REDIS_URL, socket_connect_timeout=5)
+    try:
+        await client.ping()
+    except Exception as error:
+        await client.aclose()
+        require_or_skip("Redis", error)
+    yield client
+    await client.aclose()
+
+
+class Inbox:
+    """A handler that records what it receives and can wait for a count."""
+
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+        self._changed = asyncio.Event()
+
+    def __call__(self, message: bytes) -> None:
+        self.messages.append(message)
+        self._changed.set()
+
+    async def wait_for(self, count: int, timeout: float = TIMEOUT_S) -> list[bytes]:
+        async with asyncio.timeout(timeout):
+            while len(self.messages) < count:
+                self._changed.clear()
+                await self._changed.wait()
+        return self.messages
+
+
+async def settle(broker: Broker) -> None:
+    """Flushes, then gives any in-flight delivery a moment to land."""
+    await broker.flush()
+    await asyncio.sleep(0.2 if isinstance(broker, RedisBroker) else 0)
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = TIMEOUT_S) -> None:
+    async with asyncio.timeout(timeout):
+        while not await check():
+            await asyncio.sleep(0.02)
+
+
+# -- both backends -------------------------------------------------------------
+
+
+async def test_delivers_to_every_handler(broker: Broker, prefix: str) -> None:
+    inboxes = [Inbox() for _ in range(3)]
+    for inbox in inboxes:
+        await broker.subscribe(prefix + "room", inbox)
+    broker.publish(prefix + "room", b"one")
+    broker.publish(prefix + "room", b"two")
+    for inbox in inboxes:
+        assert await inbox.wait_for(2) == [b"one", b"two"]
+    await settle(broker)
+    assert all(len(inbox.messages) == 2 for inbox in inboxes)
+
+
+async def test_same_handler_twice_is_two_subscriptions(broker: Broker, prefix: str) -> None:
+    inbox = Inbox()
+    first = await broker.subscribe(prefix + "room", inbox)
+    second = await broker.subscribe(prefix + "room", inbox)
+    assert isinstance(first, Subscription) and first.id != second.id
+    assert (first.channel, first.handler) == (prefix + "room", inbox)
+    broker.publish(prefix + "room", b"a")
+    assert await inbox.wait_for(2) == [b"a", b"a"]
+    await broker.unsubscribe(first)
+    broker.publish(prefix + "room", b"b")
+    assert await inbox.wait_for(3) == [b"a", b"a", b"b"]
+
+
+async def test_keeps_publish_order_per_channel(broker: Broker, prefix: str) -> None:
+    inboxes = {name: Inbox() for name in ("seat:0", "seat:1", "watch")}
+    for name, inbox in inboxes.items():
+        await broker.subscribe(prefix + name, inbox)
+    for i in range(1000):
+        for name in inboxes:
+            broker.publish(prefix + name, b"%s %d" % (name.encode(), i))
+        if i % 100 == 0:
+            await asyncio.sleep(0)  # spread over several flushes
+    for name, inbox in inboxes.items():
+        assert await inbox.wait_for(1000) == [b"%s %d" % (name.encode(), i) for i in range(1000)]
+
+
+async def test_unsubscribe_stops_delivery(broker: Broker, prefix: str) -> None:
+    kept, dropped = Inbox(), Inbox()
+    await broker.subscribe(prefix + "room", kept)
+    subscription = await broker.subscribe(prefix + "room", dropped)
+    broker.publish(prefix + "room", b"before")
+    await kept.wait_for(1)
+    await dropped.wait_for(1)
+    await broker.unsubscribe(subscription)
+    await broker.unsubscribe(subscription)  # a second time is harmless
+    broker.publish(prefix + "room", b"after")
+    assert await kept.wait_for(2) == [b"before", b"after"]
+    await settle(broker)
+    assert dropped.messages == [b"before"]
+
+
+async def test_unsubscribe_last_handler(broker: Broker, prefix: str) -> None:
+    inbox = Inbox()
+    subscription = await broker.subscribe(prefix + "room", inbox)
+    await broker.unsubscribe(subscription)
+    broker.publish(prefix + "room", b"nobody")
+    await settle(broker)
+    assert inbox.messages == []
+    # ...and the channel can be subscribed again.
+    await broker.subscribe(prefix + "room", inbox)
+    broker.publish(prefix + "room", b"again")
+    assert await inbox.wait_for(1) == [b"again"]
+
+
+async def test_failing_handler_does_not_block_others(
+    broker: Broker, prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    before, after = Inbox(), Inbox()
+
+    def failing(message: bytes) -> None:
+        raise RuntimeError("handler bug")
+
+    await broker.subscribe(prefix + "room", before)
+    await broker.subscribe(prefix + "room", failing)
+    await broker.subscribe(prefix + "room", after)
+    with caplog.at_level(logging.ERROR, logger="kartu.broker"):
+        broker.publish(prefix + "room", b"1")
+        broker.publish(prefix + "room", b"2")
+        assert await before.wait_for(2) == [b"1", b"2"]
+        assert await after.wait_for(2) == [b"1", b"2"]
+    failures = [r for r in caplog.records if r.name == "kartu.broker" and r.exc_info]
+    assert len(failures) == 2
+
+
+async def test_handler_may_unsubscribe_itself(broker: Broker, prefix: str) -> None:
+    other = Inbox()
+    calls: list[bytes] = []
+    subscription: Subscription | None = None
+
+    def once(message: bytes) -> None:
+        calls.append(message)
+        assert subscription is not None
+        asyncio.get_running_loop().create_task(broker.unsubscribe(subscription))
+
+    subscription = await broker.subscribe(prefix + "room", once)
+    await broker.subscribe(prefix + "room", other)
+    broker.publish(prefix + "room", b"1")
+    await other.wait_for(1)
+    await asyncio.sleep(0.05)
+    broker.publish(prefix + "room", b"2")
+    assert await other.wait_for(2) == [b"1", b"2"]
+    await settle(broker)
+    assert calls == [b"1"]
+
+
+async def test_channels_are_isolated(broker: Broker, prefix: str) -> None:
+    seat, watch = Inbox(), Inbox()
+    await broker.subscribe(prefix + "room:1:seat:0", seat)
+    await broker.subscribe(prefix + "room:1:watch", watch)
+    broker.publish(prefix + "room:1:seat:0", b"private")
+    broker.publish(prefix + "room:1:watch", b"public")
+    broker.publish(prefix + "room:2:watch", b"elsewhere")
+    assert await seat.wait_for(1) == [b"private"]
+    assert await watch.wait_for(1) == [b"public"]
+    await settle(broker)
+    assert seat.messages == [b"private"]
+    assert watch.messages == [b"public"]
+
+
+async def test_publish_without_subscribers_is_fine(broker: Broker, prefix: str) -> None:
+    broker.publish(prefix + "empty", b"into the void")
+    await broker.flush()
+
+
+def test_make_broker() -> None:
+    assert isinstance(make_broker(None), MemoryBroker)
+    assert isinstance(make_broker(""), MemoryBroker)
+    assert isinstance(make_broker(REDIS_URL), RedisBroker)
+
+
+# -- Redis only ----------------------------------------------------------------
+
+
+async def test_redis_two_processes(prefix: str) -> None:
+    publisher = await started_redis_broker()
+    subscriber = await started_redis_broker()
+    try:
+        inboxes = [Inbox(), Inbox()]
+        for inbox in inboxes:
+            await subscriber.subscribe(prefix + "room", inbox)
+        for i in range(50):
+            publisher.publish(prefix + "room", b"%d" % i)
+        for inbox in inboxes:
+            assert await inbox.wait_for(50) == [b"%d" % i for i in range(50)]
+    finally:
+        await publisher.close()
+        await subscriber.close()
+
+
+async def test_redis_publish_right_after_subscribe_is_delivered(prefix: str) -> None:
+    publisher = await started_redis_broker()
+    subscriber = await started_redis_broker()
+    try:
+        for round_ in range(20):
+            inbox = Inbox()
+            await subscriber.subscribe(f"{prefix}room:{round_}", inbox)
+            publisher.publish(f"{prefix}room:{round_}", b"first")
+            assert await inbox.wait_for(1) == [b"first"]
+    finally:
+        await publisher.close()
+        await subscriber.close()
+
+
+async def test_redis_concurrent_subscribes_to_one_channel(prefix: str) -> None:
+    broker = await started_redis_broker()
+    try:
+        inboxes = [Inbox() for _ in range(10)]
+        await asyncio.gather(*(broker.subscribe(prefix + "room", i) for i in inboxes))
+        broker.publish(prefix + "room", b"x")
+        for inbox in inboxes:
+            assert await inbox.wait_for(1) == [b"x"]
+    finally:
+        await broker.close()
+
+
+async def numsub(client: Redis, channel: str) -> int:
+    [(_name, count)] = await client.pubsub_numsub(channel)
+    return int(count)
+
+
+async def test_redis_refcounts_local_subscribers(prefix: str, redis_client: Redis) -> None:
+    broker = await started_redis_broker()
+    channel = prefix + "room"
+    try:
+        first, second = Inbox(), Inbox()
+        sub_first = await broker.subscribe(channel, first)
+        sub_second = await broker.subscribe(channel, second)
+        assert await numsub(redis_client, channel) == 1  # one Redis subscription
+        assert channel.encode() in await redis_client.pubsub_channels(prefix + "*")
+
+        await broker.unsubscribe(sub_first)
+        assert await numsub(redis_client, channel) == 1
+        broker.publish(channel, b"still there")
+        assert await second.wait_for(1) == [b"still there"]
+
+        await broker.unsubscribe(sub_second)
+        assert await numsub(redis_client, channel) == 0
+        assert await redis_client.pubsub_channels(prefix + "*") == []
+
+        # Subscribing, unsubscribing and subscribing again in quick succession
+        # ends subscribed, and confirmed.
+        third = Inbox()
+        sub = await broker.subscribe(channel, third)
+        await asyncio.gather(broker.unsubscribe(sub), broker.subscribe(channel, third))
+        assert await numsub(redis_client, channel) == 1
+        broker.publish(channel, b"back")
+        assert await third.wait_for(1) == [b"back"]
+    finally:
+        await broker.close()
+    assert await numsub(redis_client, channel) == 0
+
+
+async def test_redis_close_leaves_no_tasks(prefix: str) -> None:
+    before = asyncio.all_tasks()
+    broker = await started_redis_broker()
+    inbox = Inbox()
+    await broker.subscribe(prefix + "room", inbox)
+    broker.publish(prefix + "room", b"x")
+    await inbox.wait_for(1)
+    broker.publish(prefix + "room", b"unflushed")  # close() sends it first
+    await broker.close()
+    await broker.close()  # idempotent
+    await asyncio.sleep(0)
+    leftover = {t for t in asyncio.all_tasks() - before if not t.done()}
+    assert leftover == set()
+    broker.publish(prefix + "room", b"after close")  # dropped, not raised
+
+
+async def test_redis_close_sends_pending_messages(prefix: str) -> None:
+    subscriber = await started_redis_broker()
+    publisher = await started_redis_broker()
+    try:
+        inbox = Inbox()
+        await subscriber.subscribe(prefix + "room", inbox)
+        for i in range(100):
+            publisher.publish(prefix + "room", b"%d" % i)
+        await publisher.close()
+        assert await inbox.wait_for(100) == [b"%d" % i for i in range(100)]
+    finally:
+        await subscriber.close()
+
+
+async def test_redis_flush_hands_everything_to_redis(prefix: str, redis_client: Redis) -> None:
+    broker = await started_redis_broker()
+    try:
+        pubsub = redis_client.pubsub()
+        await pubsub.subscribe(prefix + "room")
+        assert (await pubsub.get_message(timeout=TIMEOUT_S))["type"] == "subscribe"
+        for i in range(10):
+            broker.publish(prefix + "room", b"%d" % i)
+        await broker.flush()
+        received = []
+        for _ in range(10):
+            message = await pubsub.get_message(timeout=TIMEOUT_S)
+            received.append(message["data"])
+        assert received == [b"%d" % i for i in range(10)]
+        await pubsub.aclose()
+    finally:
+        await broker.close()
+
+
+async def test_redis_reconnects_and_resubscribes(
+    prefix: str, redis_client: Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    name = "kartu-test-" + uuid.uuid4().hex[:12]
+    broker = await started_redis_broker(client_name=name)
+    channel = prefix + "room"
+    try:
+        inbox = Inbox()
+        await broker.subscribe(channel, inbox)
+        with caplog.at_level(logging.INFO, logger="kartu.broker"):
+            client_id = await _client_id(redis_client, f"{name}:sub")
+            assert await redis_client.execute_command("CLIENT", "KILL", "ID", client_id) == 1
+
+            async def delivered() -> bool:
+                broker.publish(channel, b"probe")  # messages in the gap may be lost
+                await asyncio.sleep(0.05)
+                return bool(inbox.messages)
+
+            await eventually(delivered)
+        assert any("lost its Redis pub/sub connection" in r.getMessage() for r in caplog.records)
+        assert any("reconnected" in r.getMessage() for r in caplog.records)
+        # New subscriptions work on the new connection too.
+        other = Inbox()
+        await broker.subscribe(prefix + "other", other)
+        broker.publish(prefix + "other", b"fine")
+        assert await other.wait_for(1) == [b"fine"]
+        assert await numsub(redis_client, channel) == 1
+    finally:
+        await broker.close()
+
+
+async def _client_id(client: Redis, name: str) -> str:
+    for entry in await client.client_list():
+        if entry.get("name") == name:
+            return str(entry["id"])
+    raise AssertionError(f"no Redis client named {name}")
+
+
+async def test_redis_start_fails_when_unreachable() -> None:
+    broker = RedisBroker("redis://127.0.0.1:1/0", socket_timeout=1)
+    with pytest.raises(Exception):  # noqa: B017 - whichever connection error redis-py raises
+        await broker.start()
+    await broker.close()

@@ -1,0 +1,227 @@
+"""Two players and a spectator over real WebSockets against a real uvicorn.
+
+The deal is fixed by a scenario so that every step is known:
+Ana (seat 0) opens, melds a spade run, later lays off the ten and goes out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from engine.replay import replay
+from tests.conftest import LiveServer
+from tests.wsclient import Client, create_room, new_guest
+
+ANA = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "KH"]
+BO = ["AH", "2H", "3H", "5C", "7C", "9D", "JD", "QC", "KC", "4D"]
+STOCK = ["QD", "2C", "TS", "8C", "8D"]
+SCENARIO = {"dealer": 1, "hands": [ANA, BO], "stock": STOCK, "discard": ["5H"]}
+BO_NEVER_SHOWN = {"AH", "2H", "3H", "5C", "7C", "9D", "JD", "QC", "KC", "2C"}
+
+
+def mentions(frames: list[dict[str, Any]], cards: set[str]) -> set[str]:
+    text = json.dumps(frames)
+    return {card for card in cards if f'"{card}"' in text}
+
+
+def before_deal_over(client: Client) -> list[dict[str, Any]]:
+    out = []
+    for frame in client.frames:
+        if frame["type"] == "state" and frame["view"].get("result"):
+            break
+        out.append(frame)
+    return out
+
+
+@pytest.fixture
+async def table(live_server: LiveServer) -> Any:
+    ana, bo = new_guest(live_server.url, "Ana"), new_guest(live_server.url, "Bo")
+    room = create_room(live_server.url, ana["token"], "basic_rummy", 2, scenario=SCENARIO,
+                       deals=1, bot_delay_ms=0, turn_clock_s=0)
+    room_id = room["room_id"]
+    a = await Client.open(live_server.ws_url, ana["token"])
+    b = await Client.open(live_server.ws_url, bo["token"])
+    watcher = await Client.open(live_server.ws_url)
+    yield live_server, room_id, a, b, watcher, bo
+    for client in (a, b, watcher):
+        await client.close()
+
+
+async def test_two_players_and_a_spectator_play_a_deal_to_the_end(table: Any) -> None:
+    server, room, a, b, watcher, bo_guest = table
+    assert (await a.request({"type": "join", "room": room}))["seat"] == 0
+    assert (await b.request({"type": "join", "room": room}))["seat"] == 1
+    assert (await watcher.request({"type": "join", "room": room, "role": "spectator"}))["type"] \
+        == "ack"
+    refused = await b.request({"type": "start", "room": room})
+    assert refused["code"] == "forbidden"
+    assert (await a.request({"type": "start", "room": room}))["type"] == "ack"
+    view = (await a.state_where(room, lambda v: v["phase"] == "playing"))["view"]
+    assert view["hand"] == ANA and view["turn"] == 0 and view["discard"] == ["5H"]
+
+    # Bo may not act out of turn; nothing changes.
+    version = a.latest_state(room)["version"]
+    error = await b.act(room, kind="draw", **{"from": "stock"})
+    assert error["code"] == "not_your_turn"
+    error = await a.act(room, kind="discard", card="KH")
+    assert error["code"] == "illegal_action"
+    await asyncio.sleep(0.1)
+    assert a.latest_state(room)["version"] == version
+
+    # Turn 1: Ana draws QD, melds the spade run A-9, discards QD.
+    assert (await a.act(room, kind="draw", **{"from": "stock"}))["type"] == "ack"
+    assert (await a.act(room, kind="meld", cards=ANA[:9]))["type"] == "ack"
+    meld_view = (await watcher.state_where(room, lambda v: len(v["melds"]) == 1))["view"]
+    meld_id = meld_view["melds"][0]["id"]
+    assert meld_view["stock_count"] == 4 and "hand" not in meld_view
+    assert mentions(before_deal_over(watcher), {"QD"}) == set()
+    assert mentions(before_deal_over(b), {"QD"}) == set()
+    assert (await a.act(room, kind="discard", card="QD"))["type"] == "ack"
+
+    # Turn 2: Bo draws 2C and discards 4D.
+    await b.state_where(room, lambda v: v["turn"] == 1)
+    assert (await b.act(room, kind="draw", **{"from": "stock"}))["type"] == "ack"
+    assert (await b.act(room, kind="discard", card="4D"))["type"] == "ack"
+
+    # Bo drops and comes back: same seat, same hand.
+    await b.close()
+    await watcher.state_where(room, lambda v: not v["seats"][1]["connected"])
+    b = await Client.open(server.ws_url, bo_guest["token"])
+    assert (await b.request({"type": "join", "room": room}))["seat"] == 1
+    hand = (await b.state_where(room, lambda v: True))["view"]["hand"]
+    assert sorted(hand) == sorted(BO_NEVER_SHOWN)
+
+    # Turn 3: Ana draws TS, lays it off on her run and goes out with KH.
+    await a.state_where(room, lambda v: v["turn"] == 0 and v["step"] == "draw")
+    assert (await a.act(room, kind="draw", **{"from": "stock"}))["type"] == "ack"
+    assert (await a.act(room, kind="lay_off", card="TS", meld=meld_id))["type"] == "ack"
+    assert (await a.act(room, kind="discard", card="KH"))["type"] == "ack"
+    final = (await watcher.state_where(room, lambda v: v["phase"] == "game_over"))["view"]
+    assert final["result"]["winner"] == 0
+    assert final["result"]["points"] == 59  # Bo's hand: 1+2+3+5+7+9+10+10+10+2
+    assert final["seats"][0]["score"] == 59 and final["winners"] == [0]
+    await watcher.wait_for(lambda f: f["type"] == "event" and f["event"]["kind"] == "game_over")
+
+    # Nobody but Bo ever saw Bo's cards while the deal was played.
+    assert mentions(before_deal_over(watcher), BO_NEVER_SHOWN) == set()
+    assert mentions(before_deal_over(a), BO_NEVER_SHOWN) == set()
+
+    # The replay reproduces the game exactly.
+    record: dict[str, Any] = {}
+    for _ in range(50):
+        response = httpx.get(f"{server.url}/api/rooms/{room}/replay")
+        if response.status_code == 200:
+            record = response.json()
+            break
+        await asyncio.sleep(0.1)
+    assert record["game"] == "basic_rummy" and record["seed"] is not None
+    assert [e["action"]["kind"] for e in record["actions"]] == [
+        "draw", "meld", "discard", "draw", "discard", "draw", "lay_off", "discard"]
+    state = replay(record)
+    assert state.phase == "game_over" and state.scores == [59, 0]
+    await b.close()
+
+
+async def test_bad_frames_get_bad_message_and_change_nothing(live_server: LiveServer) -> None:
+    guest = new_guest(live_server.url, "Cy")
+    client = await Client.open(live_server.ws_url, guest["token"])
+    for bad in ("not json", "[1,2]", '{"type":"warp"}', '{"type":"join"}',
+                '{"type":"act","room":"x","action":"draw"}'):
+        await client.ws.send(bad)
+        reply = await client.wait_for(lambda f: f["type"] == "error",
+                                      start=len(client.frames))
+        assert reply["code"] == "bad_message", bad
+    unknown = await client.request({"type": "join", "room": "nope"})
+    assert unknown["code"] == "unknown_room"
+    pong = await client.request({"type": "ping"})
+    assert pong["type"] == "pong" and pong["server_time"] > 0
+    await client.close()
+
+
+async def test_a_socket_without_token_may_only_watch(live_server: LiveServer) -> None:
+    ana = new_guest(live_server.url, "Ana")
+    room = create_room(live_server.url, ana["token"], "basic_rummy", 2)["room_id"]
+    anon = await Client.open(live_server.ws_url)
+    assert (await anon.request({"type": "join", "room": room}))["code"] == "forbidden"
+    assert (await anon.request({"type": "join", "room": room, "role": "spectator"}))["type"] \
+        == "ack"
+    await anon.close()
+
+
+async def test_oversized_frames_close_the_socket(live_server: LiveServer) -> None:
+    client = await Client.open(live_server.ws_url, max_size=None)
+    await client.ws.send(json.dumps({"type": "ping", "pad": "x" * 40_000}))
+    with pytest.raises(ConnectionError):
+        await client.wait_for(lambda f: False, timeout=5)
+    assert client.ws.close_code in (1009, 1008)
+
+
+async def test_flooding_is_refused_then_closed(live_server: LiveServer) -> None:
+    client = await Client.open(live_server.ws_url)
+    for i in range(300):
+        try:
+            await client.ws.send(json.dumps({"type": "ping", "ref": i}))
+        except Exception:
+            break
+    with pytest.raises(ConnectionError):
+        await client.wait_for(lambda f: False, timeout=5)
+    assert any(f.get("code") == "rate_limited" for f in client.frames)
+    assert client.ws.close_code == 1008
+
+
+async def test_a_short_burst_is_served(live_server: LiveServer) -> None:
+    client = await Client.open(live_server.ws_url)
+    for i in range(30):
+        await client.ws.send(json.dumps({"type": "ping", "ref": i}))
+    await client.wait_for(lambda f: f.get("ref") == 29)
+    assert not any(f["type"] == "error" for f in client.frames)
+    await client.close()
+
+
+async def test_http_api_contract(live_server: LiveServer) -> None:
+    url = live_server.url
+    assert httpx.get(f"{url}/healthz").json()["status"] == "ok"
+    games = {g["game"]: g for g in httpx.get(f"{url}/api/games").json()}
+    assert games["basic_rummy"]["min_players"] == 2 and games["basic_rummy"]["max_players"] == 6
+    assert games["basic_rummy"]["options"]["target"] == 100
+    assert httpx.post(f"{url}/api/guests", json={"name": ""}).status_code == 422
+    assert httpx.post(f"{url}/api/guests", json={"name": "x" * 25}).status_code == 422
+    assert httpx.post(f"{url}/api/guests", json={"name": "a\nb"}).status_code == 422
+    guest = new_guest(url, "Ana")
+    auth = {"Authorization": f"Bearer {guest['token']}"}
+    assert httpx.post(f"{url}/api/rooms", json={"game": "basic_rummy", "seats": 2}
+                      ).status_code == 401
+    bad = httpx.post(f"{url}/api/rooms", json={"game": "basic_rummy", "seats": 7}, headers=auth)
+    assert bad.status_code == 422
+    bad = httpx.post(f"{url}/api/rooms", json={"game": "basic_rummy", "seats": 2,
+                                               "options": {"deals": "many"}}, headers=auth)
+    assert bad.status_code == 422
+    bad = httpx.post(f"{url}/api/rooms", json={"game": "basic_rummy", "seats": 2, "options": {
+        "scenario": {"dealer": 0, "hands": [["AS"], ["AS"]], "stock": [], "discard": []}}},
+        headers=auth)
+    assert bad.status_code == 422
+    made = httpx.post(f"{url}/api/rooms", json={"game": "basic_rummy", "seats": 3},
+                      headers=auth).json()
+    listed = httpx.get(f"{url}/api/rooms").json()["rooms"]
+    assert [r["room_id"] for r in listed] == [made["room_id"]]
+    assert listed[0]["seats"] == 3 and listed[0]["seats_taken"] == 0
+    assert listed[0]["status"] == "waiting" and listed[0]["spectators"] == 0
+    one = httpx.get(f"{url}/api/rooms/{made['room_id']}").json()
+    assert one["game"] == "basic_rummy"
+    assert httpx.get(f"{url}/api/rooms/nope").status_code == 404
+    assert httpx.get(f"{url}/api/rooms/{made['room_id']}/replay").status_code == 404
+
+
+async def test_scenarios_are_refused_when_disabled(server_factory: Any) -> None:
+    server = server_factory({"KARTU_SCENARIOS": "0"})
+    guest = new_guest(server.url, "Ana")
+    response = httpx.post(f"{server.url}/api/rooms", json={
+        "game": "basic_rummy", "seats": 2,
+        "options": {"scenario": SCENARIO}}, headers={"Authorization": f"Bearer {guest['token']}"})
+    assert response.status_code == 403
+    assert response.json()["code"] == "scenarios_disabled"

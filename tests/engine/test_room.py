@@ -1,0 +1,183 @@
+"""The room core with a fake clock: seats, owner rights, versions, turn clock, bots."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.game import Outcome
+from engine.games import find_game
+from engine.options import validate_room_options
+from engine.replay import replay
+from engine.room import Act, AddBot, Change, Join, Leave, RoomCore, RoomError, Snapshot, Start
+
+GAME = find_game("basic_rummy")
+assert GAME is not None
+
+
+class Collect:
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+        self.outcomes: list[Outcome] = []
+
+    def changed(self, room: RoomCore, change: Change) -> None:
+        self.changes.append(change)
+
+    def finished(self, room: RoomCore, outcome: Outcome) -> None:
+        self.outcomes.append(outcome)
+
+
+def make_room(seats: int = 2, **options: Any) -> tuple[RoomCore, Collect]:
+    sink = Collect()
+    opts = validate_room_options(GAME, {"bot_delay_ms": 100, **options}, seats)
+    room = RoomCore(room_id="r1", game=GAME, options=opts, seat_count=seats, owner_id="ana",
+                    seed=7, sink=sink, created_at=0)
+    return room, sink
+
+
+def test_players_take_free_seats_and_get_them_back_on_reconnect() -> None:
+    room, _ = make_room(3)
+    assert room.handle(Join("ana", "Ana", "player"), 1) == 0
+    assert room.handle(Join("bo", "Bo", "player"), 2) == 1
+    room.handle(Leave("ana", 0, disconnect=True), 3)
+    assert room.handle(Join("ana", "Ana", "player"), 4) == 0
+    assert room.seats[0].connections == 1
+
+
+def test_full_room_and_started_game_refuse_new_players() -> None:
+    room, _ = make_room(2)
+    room.handle(Join("ana", "Ana", "player"), 1)
+    room.handle(Join("bo", "Bo", "player"), 1)
+    with pytest.raises(RoomError) as err:
+        room.handle(Join("cy", "Cy", "player"), 1)
+    assert err.value.code == "room_full"
+    assert room.handle(Join(None, None, "spectator"), 1) is None
+    assert room.spectators == 1
+
+
+def test_only_the_owner_adds_bots_and_starts() -> None:
+    room, _ = make_room(2)
+    room.handle(Join("bo", "Bo", "player"), 1)
+    for command in (AddBot("bo"), Start("bo")):
+        with pytest.raises(RoomError) as err:
+            room.handle(command, 2)
+        assert err.value.code == "forbidden"
+    assert room.handle(AddBot("ana"), 3) == 1
+    room.handle(Start("ana"), 4)
+    assert room.status == "playing"
+
+
+def test_start_needs_every_seat_unless_fill_bots() -> None:
+    room, _ = make_room(3)
+    room.handle(Join("ana", "Ana", "player"), 1)
+    with pytest.raises(RoomError):
+        room.handle(Start("ana"), 2)
+    room, _ = make_room(3, fill_bots=True)
+    room.handle(Join("ana", "Ana", "player"), 1)
+    room.handle(Start("ana"), 2)
+    assert [s.bot for s in room.seats] == [False, True, True]
+
+
+def test_refused_commands_change_nothing_and_keep_the_version() -> None:
+    room, sink = make_room(2)
+    room.handle(Join("ana", "Ana", "player"), 1)
+    room.handle(AddBot("ana"), 1)
+    room.handle(Start("ana"), 1)
+    version, changes = room.version, len(sink.changes)
+    turn = room.state.turn
+    other = 1 - turn
+    player = "ana" if other == 0 else None
+    with pytest.raises(RoomError):
+        room.handle(Act(player, other, {"kind": "draw", "from": "stock"}), 2)
+    with pytest.raises(RoomError):
+        room.handle(Act("ana", 0, {"kind": "fly"}), 2)
+    assert (room.version, len(sink.changes)) == (version, changes)
+
+
+def test_every_change_bumps_the_version_and_sends_views_to_connected_seats() -> None:
+    room, sink = make_room(2)
+    room.handle(Join("ana", "Ana", "player"), 1)
+    room.handle(Join(None, None, "spectator"), 1)
+    room.handle(AddBot("ana"), 1)
+    room.handle(Start("ana"), 1)
+    versions = [c.version for c in sink.changes]
+    assert versions == sorted(set(versions))
+    last = sink.changes[-1]
+    assert set(last.views) == {0, None}  # the bot gets no view; the spectator does
+    assert "hand" not in last.views[None]
+    assert last.views[0]["seats"][1]["bot"] is True
+
+
+def test_bots_move_after_their_delay() -> None:
+    room, _ = make_room(2, bot_delay_ms=500)
+    room.handle(Join("ana", "Ana", "player"), 0)
+    room.handle(AddBot("ana"), 0)
+    room.handle(Start("ana"), 1000)
+    if room.state.turn == 0:  # let Ana play her turn so that the bot is next
+        hand = room.state.hands[0]
+        room.handle(Act("ana", 0, {"kind": "draw", "from": "stock"}), 1000)
+        room.handle(Act("ana", 0, {"kind": "discard", "card": room.state.hands[0][0]}), 1000)
+        assert hand is not None
+    assert room.state.turn == 1
+    due = room.next_wakeup()
+    assert due == 1500
+    before = len(room.action_log)
+    room.tick(1499)
+    assert len(room.action_log) == before
+    room.tick(1500)
+    assert len(room.action_log) == before + 1
+    assert room.action_log[-1]["bot"] is True
+
+
+def test_turn_clock_hands_an_absent_players_turn_to_a_bot_until_they_act() -> None:
+    room, _ = make_room(2, turn_clock_s=60, bot_delay_ms=0)
+    room.handle(Join("ana", "Ana", "player"), 0)
+    room.handle(AddBot("ana"), 0)
+    room.handle(Start("ana"), 0)
+    now = 0
+    while room.state.turn != 0:  # the bot plays until it is Ana's turn
+        now = room.next_wakeup() or now
+        room.tick(now)
+    started = now
+    assert room.turn_deadline == started + 60_000
+    view = room.view_for(0, now)
+    assert view["turn_deadline"] == started + 60_000
+    room.tick(started + 59_999)
+    assert not room.seats[0].away
+    room.tick(started + 60_000)
+    assert room.seats[0].away
+    now = started + 60_000
+    while room.state.turn == 0:
+        now = room.next_wakeup() or now
+        room.tick(now)
+    assert all(e.get("bot") for e in room.action_log if e.get("seat") == 0 and e["at"] >= now - 1)
+    while room.state.turn != 0 or room.state.step != "draw":
+        now = room.next_wakeup() or now
+        room.tick(now)
+    room.handle(Act("ana", 0, {"kind": "draw", "from": "stock"}), now)
+    assert not room.seats[0].away
+
+
+def test_a_table_of_bots_plays_a_match_to_the_end_and_the_log_replays_it() -> None:
+    room, sink = make_room(3, fill_bots=True, bot_delay_ms=0, deals=2, deal_pause_ms=0)
+    room.handle(Start("ana"), 5)
+    now, steps = 5, 0
+    while room.status == "playing" and steps < 5000:
+        now = max(now, room.next_wakeup() or now)
+        room.tick(now)
+        steps += 1
+    assert room.status == "finished"
+    assert len(sink.outcomes) == 1
+    final = replay(room.replay_record())
+    assert GAME.view(final, None) == GAME.view(room.state, None)
+    assert sink.outcomes[0].scores == final.scores
+
+
+def test_snapshot_gives_the_current_version_and_view() -> None:
+    room, _ = make_room(2)
+    room.handle(Join("ana", "Ana", "player"), 1)
+    version, view = room.handle(Snapshot(0), 2)
+    assert version == room.version
+    assert view["you"] == 0 and view["phase"] == "waiting"
+    assert view["seats"][0]["name"] == "Ana"
