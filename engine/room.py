@@ -155,6 +155,7 @@ class RoomCore:
     bot_due: int | None = None
     last_activity: int = 0
     _turn_key: tuple[Any, ...] | None = None
+    _last_bot: int = -1
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -384,7 +385,11 @@ class RoomCore:
             self._play_bots(now)
 
     def _play_bots(self, now: int) -> None:
-        for seat_index in self.game.to_act(self.state):
+        actors = self.game.to_act(self.state)
+        # Start after the bot that moved last, so that in a real-time game
+        # every bot gets its turn to move.
+        actors = sorted(actors, key=lambda s: (s <= self._last_bot, s))
+        for seat_index in actors:
             seat = self.seats[seat_index]
             if not seat.plays_by_bot:
                 continue
@@ -392,6 +397,7 @@ class RoomCore:
             action = self.game.bot_action(view, self.seed + len(self.action_log))
             if action is None:
                 continue
+            self._last_bot = seat_index
             try:
                 self._apply(seat_index, action, now, by_bot=True)
             except RoomError as err:
@@ -402,7 +408,12 @@ class RoomCore:
                 if not legal:
                     continue
                 self._apply(seat_index, legal[0], now, by_bot=True)
+            self._last_bot = seat_index
             return  # one bot action per wake-up keeps a human pace
+        if not self.game.turn_based and any(self.seats[a].plays_by_bot for a in actors):
+            # In real time a bot that waits now may want to move later even if
+            # nothing else happens: look again after a pause.
+            self.bot_due = now + max(self.bot_delay_ms, 250)
 
     # --- after every change ------------------------------------------------
 
@@ -436,10 +447,12 @@ class RoomCore:
             humans = [a for a in actors if not self.seats[a].plays_by_bot]
             self.turn_deadline = (now + self.turn_clock_ms
                                   if humans and self.turn_clock_ms > 0 else None)
-        if any(self.seats[a].plays_by_bot for a in actors):
-            self.bot_due = now + self.bot_delay_ms
-        else:
+        if not any(self.seats[a].plays_by_bot for a in actors):
             self.bot_due = None
+        elif self.bot_due is None or self.bot_due <= now:
+            # Keep a pending bot move where it is: in a real-time game others'
+            # actions must not push the bots' moves back for ever.
+            self.bot_due = now + self.bot_delay_ms
 
     # --- persistence of a running room ---------------------------------------
 

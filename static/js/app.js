@@ -1,0 +1,287 @@
+// Wiring and routing.
+//
+// Routes (query string, so the server only ever serves "/"):
+//   /                      the lobby
+//   /?room=ID              open a table: take a seat if one is free, else watch
+//   /?room=ID&watch=1      watch a table
+//
+// One WebSocket serves the whole page; the open screen subscribes to it.
+
+import { createGuest, inviteUrl, loadIdentity, onIdentityChange, clearIdentity } from './api.js';
+import { installCardSprite } from './cards.js';
+import { h, mount } from './dom.js';
+import { Lobby } from './lobby.js';
+import { GameSocket } from './socket.js';
+import { BasicRummyTable, errorText } from './table_basic_rummy.js';
+import { GenericTable } from './table_generic.js';
+
+const TABLES = {
+  basic_rummy: BasicRummyTable,
+  traditional_remi: BasicRummyTable,
+};
+const CLOSE_BAD_TOKEN = 4401;
+
+function socketUrl() {
+  const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const identity = loadIdentity();
+  const query = identity ? `?token=${encodeURIComponent(identity.token)}` : '';
+  return `${scheme}//${window.location.host}/ws${query}`;
+}
+
+const socket = new GameSocket(socketUrl);
+const main = document.getElementById('app');
+let screen = null;
+
+export function navigate(url, { replace = false } = {}) {
+  if (replace) window.history.replaceState(null, '', url);
+  else window.history.pushState(null, '', url);
+  route();
+}
+
+function roomUrl(roomId, watch = false) {
+  const params = new URLSearchParams({ room: roomId });
+  if (watch) params.set('watch', '1');
+  return `/?${params}`;
+}
+
+// --- the room screen -----------------------------------------------------------
+
+class RoomScreen {
+  constructor(root, roomId, role) {
+    this.root = root;
+    this.roomId = String(roomId);
+    this.role = role;
+    this.table = null;
+    this.notice = null;
+    this.joined = false;
+    this.joining = false;
+    this.closed = false;
+    this.early = [];
+    this.unsubscribe = [
+      socket.on('state', (msg) => this.onState(msg)),
+      socket.on('event', (msg) => this.onEvent(msg)),
+      socket.on('error', (err) => this.table?.showError(err)),
+      socket.on('open', ({ reconnect }) => {
+        if (reconnect || !this.joined) this.join();
+      }),
+    ];
+    mount(root, h('div', { class: 'loading', testid: 'table-loading' }, 'Taking a seat…'));
+    socket.start();
+    if (socket.isOpen) this.join();
+  }
+
+  destroy() {
+    this.closed = true;
+    for (const off of this.unsubscribe) off();
+    this.table?.destroy();
+    // A spectator who walks away stops counting as one; a seated player keeps
+    // the seat (the lobby offers "Rejoin") unless they press Leave.
+    if (this.joined && this.role === 'spectator') {
+      socket.request({ type: 'leave', room: this.roomId }, { queue: false }).catch(() => {});
+    }
+    socket.forgetRoom(this.roomId);
+  }
+
+  async join() {
+    if (this.joining || this.closed) return;
+    this.joining = true;
+    try {
+      await socket.request({ type: 'join', room: this.roomId, role: this.role });
+      this.joined = true;
+    } catch (err) {
+      if (this.closed) return;
+      if (this.role === 'player' && (err.code === 'room_full' || err.code === 'forbidden')) {
+        this.role = 'spectator';
+        this.notice = `${errorText(err)} You are watching.`;
+        if (this.table) this.table.ctx.notice = this.notice;
+        this.joining = false;
+        this.join();
+        return;
+      }
+      if (err.code === 'unknown_room') {
+        this.showMissing();
+      } else if (err.code !== 'disconnected' && err.code !== 'timeout') {
+        // Connection trouble is retried by the reconnect; anything else is shown.
+        if (this.table) this.table.showError(err);
+        else this.showFailure(errorText(err));
+      }
+    } finally {
+      this.joining = false;
+    }
+  }
+
+  leave() {
+    this.joined = false;
+    socket.request({ type: 'leave', room: this.roomId }, { queue: false, timeout: 3000 }).catch(() => {});
+    socket.forgetRoom(this.roomId);
+    navigate('/');
+  }
+
+  context() {
+    return {
+      roomId: this.roomId,
+      role: this.role,
+      notice: this.notice,
+      inviteUrl: inviteUrl(this.roomId),
+      identity: () => loadIdentity(),
+      act: (action) => socket.request({ type: 'act', room: this.roomId, action }),
+      command: (type) => socket.request({ type, room: this.roomId }),
+      leave: () => this.leave(),
+      serverNow: () => socket.serverNow(),
+    };
+  }
+
+  onState(msg) {
+    if (this.closed || String(msg.room) !== this.roomId || !msg.view) return;
+    this.joined = true;
+    const game = msg.view.game;
+    const Table = TABLES[game] || GenericTable;
+    if (!this.table || this.tableGame !== game) {
+      this.table?.destroy();
+      this.table = new Table(this.root, this.context());
+      this.tableGame = game;
+      for (const event of this.early.splice(0)) this.table.onEvent(event);
+    }
+    this.table.update(msg.view, msg.version);
+  }
+
+  onEvent(msg) {
+    if (this.closed || String(msg.room) !== this.roomId) return;
+    if (this.table) this.table.onEvent(msg.event);
+    else this.early.push(msg.event);
+  }
+
+  showMissing() {
+    mount(this.root, h('div', { class: 'panel message-panel', testid: 'room-missing' },
+      h('h1', null, 'This table is gone'),
+      h('p', null, 'It may have finished, or the link is wrong.'),
+      h('button', { type: 'button', class: 'btn btn-primary', onclick: () => navigate('/') },
+        'Back to the lobby')));
+  }
+
+  showFailure(message) {
+    mount(this.root, h('div', { class: 'panel message-panel' },
+      h('h1', null, 'Could not open the table'),
+      h('p', { class: 'inline-error', testid: 'error' }, message),
+      h('button', { type: 'button', class: 'btn btn-primary', onclick: () => navigate('/') },
+        'Back to the lobby')));
+  }
+}
+
+// --- the invite prompt: a name before taking a seat -------------------------------
+
+class InvitePrompt {
+  constructor(root, roomId) {
+    const input = h('input', {
+      type: 'text', id: 'invite-name', testid: 'name-input', maxlength: 24, autocomplete: 'nickname',
+      placeholder: 'Your name', required: true,
+    });
+    const error = h('p', { class: 'inline-error', testid: 'error', role: 'alert', hidden: true });
+    const take = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'btn-take-seat' }, 'Take a seat');
+    const form = h('form', { class: 'name-form', novalidate: true },
+      h('label', { for: 'invite-name', class: 'visually-hidden' }, 'Your name'),
+      h('div', { class: 'row' }, input, take),
+      error);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const name = input.value.trim();
+      if (!name) {
+        error.textContent = 'Type a name first (1 to 24 characters).';
+        error.hidden = false;
+        return;
+      }
+      take.disabled = true;
+      try {
+        await createGuest(name);
+        route();
+      } catch (err) {
+        error.textContent = err.message;
+        error.hidden = false;
+        take.disabled = false;
+      }
+    });
+    mount(root, h('div', { class: 'panel message-panel', testid: 'join-prompt' },
+      h('h1', null, 'You are invited to a table'),
+      h('p', null, 'Pick a name to take a seat. No sign-up needed.'),
+      form,
+      h('p', { class: 'muted small' }, 'Or ',
+        h('a', { href: roomUrl(roomId, true), testid: 'link-watch', onclick: (e) => {
+          e.preventDefault();
+          navigate(roomUrl(roomId, true), { replace: true });
+        } }, 'just watch'), '.')));
+    input.focus();
+  }
+
+  destroy() {}
+}
+
+// --- top bar ---------------------------------------------------------------------
+
+function renderWho() {
+  const who = document.getElementById('whoami');
+  if (!who) return;
+  const identity = loadIdentity();
+  mount(who, identity
+    ? [h('span', { class: 'who-dot', 'aria-hidden': 'true' }), h('span', { testid: 'whoami' }, identity.name)]
+    : h('span', { class: 'muted' }, 'guest'));
+}
+
+function renderConnection(status) {
+  const el = document.getElementById('conn');
+  if (!el) return;
+  const show = screen instanceof RoomScreen && (status === 'reconnecting' || status === 'connecting');
+  el.hidden = !show;
+  el.textContent = status === 'connecting' ? 'Connecting…' : 'Reconnecting…';
+}
+
+// --- routing ---------------------------------------------------------------------
+
+let lastToken = loadIdentity()?.token ?? null;
+
+function route() {
+  screen?.destroy();
+  screen = null;
+  const params = new URLSearchParams(window.location.search);
+  const roomId = params.get('room');
+  if (roomId) {
+    const watch = params.get('watch') === '1';
+    if (!watch && !loadIdentity()) {
+      screen = new InvitePrompt(main, roomId);
+      return;
+    }
+    // A new guest needs a socket that carries its token.
+    const token = loadIdentity()?.token ?? null;
+    if (token !== lastToken) {
+      lastToken = token;
+      if (socket.wanted) socket.restart();
+    }
+    screen = new RoomScreen(main, roomId, watch ? 'spectator' : 'player');
+  } else {
+    screen = new Lobby(main, { onOpenRoom: (id, role) => navigate(roomUrl(id, role === 'spectator')) });
+  }
+  renderConnection(socket.status);
+}
+
+function boot() {
+  installCardSprite();
+  renderWho();
+  onIdentityChange(() => renderWho());
+  socket.on('status', renderConnection);
+  socket.on('close', ({ code }) => {
+    if (code === CLOSE_BAD_TOKEN && loadIdentity()) {
+      // The server no longer knows this guest: start over with a new name.
+      clearIdentity();
+      lastToken = null;
+      socket.stop();
+      route();
+    }
+  });
+  document.getElementById('brand')?.addEventListener('click', (e) => {
+    e.preventDefault();
+    navigate('/');
+  });
+  window.addEventListener('popstate', route);
+  route();
+}
+
+boot();
