@@ -177,8 +177,9 @@ class RedisBroker:
     ones are dropped and logged.
 
     A reader task reads the pub/sub connection and calls the local handlers.
-    While idle it sends a ``PING`` every ``ping_interval`` seconds and treats
-    a connection that stays silent for another interval as dropped. On a drop
+    Beside it, a watchdog sends a ``PING`` when the connection has been silent
+    for ``ping_interval`` seconds and treats it as dropped if it stays silent
+    for another interval (a dead peer need not close the socket). On a drop
     it reconnects with exponential backoff (``reconnect_min`` to
     ``reconnect_max`` seconds, with jitter) and subscribes every channel
     again. ``subscribe`` raises :class:`TimeoutError` if Redis has not
@@ -372,8 +373,8 @@ class RedisBroker:
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                log.warning("broker publish failed, %d messages dropped: %r",
-                            len(batch) - start, error)
+                log.warning("broker publish failed, %d messages dropped: %s",
+                            len(batch) - start, _describe(error))
                 return
 
     # -- subscribing -------------------------------------------------------
@@ -454,7 +455,7 @@ class RedisBroker:
             except Exception as error:
                 # redis-py has closed the connection: the reader sees that and
                 # reconnects, subscribing every channel again.
-                log.debug("broker pub/sub command failed: %r", error)
+                log.debug("broker pub/sub command failed: %s", _describe(error))
         return None
 
     # -- the pub/sub connection ----------------------------------------------
@@ -510,8 +511,8 @@ class RedisBroker:
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                log.warning("broker lost its Redis pub/sub connection (%r); reconnecting, "
-                            "messages published until then are lost", error)
+                log.warning("broker lost its Redis pub/sub connection (%s); reconnecting, "
+                            "messages published until it is back are lost", _describe(error))
             await self._disconnect()
             while True:
                 await asyncio.sleep(delay * random.uniform(0.5, 1.0))
@@ -521,7 +522,7 @@ class RedisBroker:
                 except asyncio.CancelledError:
                     raise
                 except Exception as error:
-                    log.warning("broker could not reconnect to Redis: %r", error)
+                    log.warning("broker could not reconnect to Redis: %s", _describe(error))
                     continue
                 log.info("broker reconnected to Redis, %d channels subscribed again",
                          len(self._channels))
@@ -579,7 +580,7 @@ class RedisBroker:
                 try:
                     await pubsub.ping()
                 except Exception as error:
-                    log.debug("broker PING failed: %r", error)
+                    log.debug("broker PING failed: %s", _describe(error))
                     return  # redis-py closed the connection; the reader sees it
 
     def _on_reply(self, kind: str, key: bytes) -> None:
@@ -600,6 +601,10 @@ class RedisBroker:
             state = self._channels.get(key)
             if state is not None:
                 state.confirmed.set()
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
 
 
 def _is_connected(pubsub: PubSub) -> bool:

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from typing import Any
 
 import httpx
 import pytest
+import redis
 
 from engine.replay import replay
 from tests.conftest import LiveServer
+from tests.services import require_or_skip
 from tests.wsclient import Client, create_room, new_guest
 
 ANA = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "KH"]
@@ -38,8 +41,20 @@ def before_deal_over(client: Client) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.fixture
-async def table(live_server: LiveServer) -> Any:
+def redis_url_or_skip() -> str:
+    url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except redis.RedisError as err:
+        require_or_skip("Redis", err)
+    return url
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def table(request: pytest.FixtureRequest, server_factory: Any) -> Any:
+    env = {"REDIS_URL": redis_url_or_skip()} if request.param == "redis" else {}
+    live_server = server_factory(env)
+    assert httpx.get(f"{live_server.url}/healthz").json()["broker"] == request.param
     ana, bo = new_guest(live_server.url, "Ana"), new_guest(live_server.url, "Bo")
     room = create_room(live_server.url, ana["token"], "basic_rummy", 2, scenario=SCENARIO,
                        deals=1, bot_delay_ms=0, turn_clock_s=0)
