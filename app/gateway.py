@@ -232,7 +232,13 @@ class Connection:
             if version > membership.floor:
                 self.send(frame)
 
-        membership.subscription = await self.broker.subscribe(channel, deliver)
+        try:
+            membership.subscription = await self.broker.subscribe(channel, deliver)
+        except (TimeoutError, ConnectionError, OSError) as err:
+            # Without a feed the join is useless: undo it and say so.
+            await actor.call(Leave(self.player_id, seat, disconnect=True))
+            raise RoomError("busy", "the server could not open this room's feed; "
+                                    "try again") from err
         self.memberships[msg.room] = membership
         # The snapshot is taken after subscribing, so nothing falls in between;
         # frames the broker already delivered that are older are skipped.

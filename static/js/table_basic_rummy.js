@@ -56,6 +56,15 @@ function initialOf(name) {
   return trimmed ? [...trimmed][0].toUpperCase() : '·';
 }
 
+/** A seat's name for display: bots are marked with a tag, not a "(bot)" suffix. */
+function displayName(seat) {
+  if (!seat?.name) return null;
+  return seat.bot ? seat.name.replace(/\s*\(bot\)$/i, '') : seat.name;
+}
+
+// Room events that only move a counter: not worth a log line.
+const QUIET_EVENTS = new Set(['spectator_joined', 'spectator_left']);
+
 function bySeat(value, seat) {
   if (Array.isArray(value)) return value[seat];
   if (value && typeof value === 'object') return value[seat] ?? value[String(seat)];
@@ -139,7 +148,7 @@ export class BasicRummyTable {
   }
 
   onEvent(event) {
-    if (!event || typeof event !== 'object') return;
+    if (!event || typeof event !== 'object' || QUIET_EVENTS.has(event.kind)) return;
     this.events.push({ event, at: Date.now() });
     if (this.events.length > LOG_LIMIT) this.events.splice(0, this.events.length - LOG_LIMIT);
     const list = this.root.querySelector('[data-testid="log"]');
@@ -177,7 +186,7 @@ export class BasicRummyTable {
   nameOf(n, { you = 'You' } = {}) {
     if (n === null || n === undefined) return 'Someone';
     if (n === this.you && you) return you;
-    return this.seat(n)?.name || `Seat ${Number(n) + 1}`;
+    return displayName(this.seat(n)) || `Seat ${Number(n) + 1}`;
   }
 
   allMelds() {
@@ -370,8 +379,8 @@ export class BasicRummyTable {
         class: cls('seat-slot', s.name ? 'is-taken' : 'is-free', s.seat === this.you && 'is-you'),
         testid: `seat-${s.seat}`,
       },
-      h('span', { class: 'avatar', 'aria-hidden': 'true' }, s.name ? initialOf(s.name) : '+'),
-      h('span', { class: 'seat-name' }, s.name || 'Free seat'),
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, s.name ? initialOf(displayName(s)) : '+'),
+      h('span', { class: 'seat-name' }, displayName(s) || 'Free seat'),
       s.seat === this.you ? h('span', { class: 'tag' }, 'you') : null,
       s.bot ? h('span', { class: 'tag tag-bot' }, 'bot') : null))),
       h('div', { class: 'invite' },
@@ -438,11 +447,11 @@ export class BasicRummyTable {
       testid: mine ? 'my-seat' : `seat-${s.seat}`,
       dataset: { turn: isTurn ? 'true' : 'false', seat: s.seat },
     },
-    h('span', { class: 'avatar', 'aria-hidden': 'true' }, initialOf(s.name),
+    h('span', { class: 'avatar', 'aria-hidden': 'true' }, initialOf(displayName(s)),
       h('span', { class: cls('presence', online ? 'is-on' : 'is-off') })),
     h('span', { class: 'seat-info' },
       h('span', { class: 'seat-name' },
-        h('span', { class: 'seat-name-text' }, s.name || `Seat ${s.seat + 1}`),
+        h('span', { class: 'seat-name-text', title: s.name || null }, displayName(s) || `Seat ${s.seat + 1}`),
         s.seat === this.you ? h('span', { class: 'tag' }, 'you') : null,
         s.bot ? h('span', { class: 'tag tag-bot' }, 'bot') : null,
         s.away ? h('span', { class: 'tag tag-away' }, 'away') : null,
@@ -590,7 +599,7 @@ export class BasicRummyTable {
       }
       const seat = this.seat(v.turn);
       if (!seat) return 'Playing…';
-      return seat.bot ? `${seat.name || 'The bot'} is thinking…` : `Waiting for ${seat.name}…`;
+      return seat.bot ? `${displayName(seat) || 'The bot'} is thinking…` : `Waiting for ${displayName(seat)}…`;
     }
     if (v.phase === 'deal_over' || v.phase === 'game_over') {
       const r = v.result;
@@ -689,7 +698,7 @@ export class BasicRummyTable {
         h('table', { class: 'score-table' },
           h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Deal'),
             seats.map((s) => h('th', { scope: 'col', class: 'num', title: s.name || '' },
-              s.seat === this.you ? 'You' : (s.name || `Seat ${s.seat + 1}`))))),
+              s.seat === this.you ? 'You' : (displayName(s) || `Seat ${s.seat + 1}`))))),
           h('tbody', null, results.length
             ? results.map((r) => h('tr', { class: cls(r.void && 'is-void') },
               h('th', { scope: 'row' }, r.deal ?? ''),
@@ -723,7 +732,13 @@ export class BasicRummyTable {
       case 'left':
         return `${ev.name || who} left.`;
       case 'bot_added':
-        return `${ev.name || (ev.seat !== undefined ? who : 'A bot')} (bot) sat down.`;
+        return `${String(ev.name || 'A bot').replace(/\s*\(bot\)$/i, '')} sat down (bot).`;
+      case 'reconnected':
+        return `${ev.name || who} is back.`;
+      case 'disconnected':
+        return `${who} lost the connection.`;
+      case 'away':
+        return `${who} ran out of time: a bot plays for them.`;
       case 'started':
         return 'The game has started.';
       case 'deal_started':

@@ -240,3 +240,32 @@ async def test_scenarios_are_refused_when_disabled(server_factory: Any) -> None:
         "options": {"scenario": SCENARIO}}, headers={"Authorization": f"Bearer {guest['token']}"})
     assert response.status_code == 403
     assert response.json()["code"] == "scenarios_disabled"
+
+
+async def test_turn_clock_lets_a_bot_play_for_an_absent_player(live_server: LiveServer) -> None:
+    ana = new_guest(live_server.url, "Ana")
+    room = create_room(live_server.url, ana["token"], "basic_rummy", 2, scenario=SCENARIO,
+                       turn_clock_s=1, bot_delay_ms=400)["room_id"]
+    a = await Client.open(live_server.ws_url, ana["token"])
+    await a.request({"type": "join", "room": room})
+    await a.request({"type": "add_bot", "room": room})
+    await a.request({"type": "start", "room": room})
+    view = (await a.state_where(room, lambda v: v["phase"] == "playing"))["view"]
+    assert view["turn"] == 0 and view["turn_deadline"] is not None
+    assert 0 < view["turn_deadline"] - view["server_time"] <= 1000
+    await a.wait_for(lambda f: f["type"] == "event" and f["event"] == {"kind": "away", "seat": 0},
+                     timeout=5)
+    # The bot plays Ana's turn, then its own; between the bot's moves (400 ms
+    # apart) Ana comes back on her next turn.
+    await a.wait_for(lambda f: f["type"] == "event"
+                     and f["event"] == {"kind": "discarded", "seat": 1,
+                                        "card": f["event"].get("card")}, timeout=5)
+    mark = len(a.frames)
+    await a.wait_for(lambda f: f["type"] == "state" and f["view"]["turn"] == 0
+                     and f["view"]["step"] == "draw" and f["view"]["seats"][0]["away"],
+                     start=mark - 1)
+    reply = await a.act(room, kind="draw", **{"from": "stock"})
+    assert reply["type"] == "ack", reply
+    await a.wait_for(lambda f: f["type"] == "event" and f["event"] == {"kind": "back", "seat": 0})
+    assert not a.latest_state(room)["view"]["seats"][0]["away"]
+    await a.close()

@@ -1,0 +1,59 @@
+"""The gateway's own safeguards, on a socket double that we control."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from app.broker import MemoryBroker
+from app.gateway import CLOSE_TOO_SLOW, Connection
+from app.settings import Settings
+
+
+class StuckSocket:
+    """A WebSocket whose peer never reads: every send blocks."""
+
+    def __init__(self) -> None:
+        self.closed: tuple[int, str] | None = None
+        self._never = asyncio.Event()
+
+    async def send_text(self, text: str) -> None:
+        await self._never.wait()
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = (code, reason)
+
+
+async def test_a_client_that_cannot_keep_up_is_dropped_not_buffered() -> None:
+    socket = StuckSocket()
+    settings = Settings(send_queue_size=8)
+    connection = Connection(socket, None, settings, registry=None, broker=MemoryBroker())  # type: ignore[arg-type]
+    writer = asyncio.get_running_loop().create_task(connection._write_forever())
+    for i in range(100):
+        connection.send(b'{"type":"event","n":%d}' % i)
+    await asyncio.sleep(0.05)
+    assert socket.closed is not None and socket.closed[0] == CLOSE_TOO_SLOW
+    assert connection.outgoing.qsize() <= settings.send_queue_size
+    writer.cancel()
+
+
+async def test_frames_queued_before_a_close_are_sent_first() -> None:
+    sent: list[str] = []
+
+    class Socket:
+        closed: Any = None
+
+        async def send_text(self, text: str) -> None:
+            sent.append(text)
+
+        async def close(self, code: int = 1000, reason: str = "") -> None:
+            Socket.closed = (code, reason, len(sent))
+
+    connection = Connection(Socket(), None, Settings(), registry=None, broker=MemoryBroker())  # type: ignore[arg-type]
+    writer = asyncio.get_running_loop().create_task(connection._write_forever())
+    connection.send(b'{"type":"error","code":"rate_limited"}')
+    connection.close_soon(1008, "flooding")
+    connection.send(b'{"type":"late"}')
+    await asyncio.wait_for(writer, 1)
+    assert sent == ['{"type":"error","code":"rate_limited"}']
+    assert Socket.closed == (1008, "flooding", 1)
