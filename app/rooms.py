@@ -16,7 +16,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any
 
@@ -47,6 +47,8 @@ class RoomRegistry:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._statuses: dict[str, str] = {}
         self._janitor: asyncio.Task[None] | None = None
+        # Called with (room, outcome) when a game ends, after it is recorded.
+        self.finish_listeners: list[Callable[[RoomCore, Outcome], Awaitable[None]]] = []
 
     async def start(self) -> None:
         self._janitor = asyncio.get_running_loop().create_task(self._sweep_forever())
@@ -62,13 +64,15 @@ class RoomRegistry:
     # --- rooms -------------------------------------------------------------
 
     async def create(self, game: Game, seats: int, options: dict[str, Any],
-                     owner_id: str | None) -> RoomActor:
+                     owner_id: str | None, *, private: bool = False) -> RoomActor:
+        """A new room, saved and running. ``options['seed']`` fixes the deals."""
         room_id = secrets.token_urlsafe(6)
         seed = options.get("seed")
         if seed is None:
             seed = secrets.randbits(63)
         core = RoomCore(room_id=room_id, game=game, options=options, seat_count=seats,
-                        owner_id=owner_id, seed=seed, sink=self, created_at=now_ms())
+                        owner_id=owner_id, seed=seed, sink=self, created_at=now_ms(),
+                        private=private)
         await self.store.save_room(RoomRecord(
             id=room_id, game=game.name, options=options, seats=seats, owner_id=owner_id,
             status=core.status, seed=seed,
@@ -86,7 +90,7 @@ class RoomRegistry:
 
     def lobby(self) -> list[dict[str, Any]]:
         return [actor.core.summary() for actor in self.rooms.values()
-                if actor.core.status in ("waiting", "playing")]
+                if actor.core.status in ("waiting", "playing") and not actor.core.private]
 
     # --- RoomSink ------------------------------------------------------------
 
@@ -106,7 +110,7 @@ class RoomRegistry:
         log.info("room_finished", extra={"fields": {
             "room": room.room_id, "game": room.game.name, "scores": outcome.scores,
             "winners": outcome.winners, "actions": len(room.action_log)}})
-        self._background(self.store.save_finished_game(FinishedGame(
+        self._background(self._record_finished(room, outcome, FinishedGame(
             room_id=room.room_id, game=room.game.name, options=room.options, seed=room.seed,
             actions=record["actions"], scores=list(outcome.scores),
             seat_names=[s.name for s in room.seats],
@@ -114,6 +118,12 @@ class RoomRegistry:
                       s.index in winners) for s in room.seats],
             started_at=_utc(room.started_at), finished_at=_utc(None),
         )))
+
+    async def _record_finished(self, room: RoomCore, outcome: Outcome,
+                               finished: FinishedGame) -> None:
+        await self.store.save_finished_game(finished)
+        for listener in self.finish_listeners:
+            await listener(room, outcome)
 
     def _background(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)

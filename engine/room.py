@@ -144,6 +144,8 @@ class RoomCore:
     seed: int
     sink: RoomSink
     created_at: int
+    # A private room cannot be watched and is left out of the lobby (daily deals).
+    private: bool = False
     seats: list[Seat] = field(default_factory=list)
     status: str = "waiting"  # waiting | playing | finished
     state: Any = None
@@ -200,6 +202,7 @@ class RoomCore:
             "owner_id": self.owner_id,
             "options": {k: v for k, v in self.options.items() if k != "scenario"},
             "created_at": self.created_at,
+            "private": self.private,
         }
 
     def view_for(self, seat: int | None, now: int) -> View:
@@ -249,6 +252,8 @@ class RoomCore:
 
     def _join(self, cmd: Join, now: int) -> int | None:
         if cmd.role == "spectator":
+            if self.private:
+                raise RoomError("forbidden", "this room cannot be watched")
             self.spectators += 1
             self._emit(now, [{"kind": "spectator_joined", "spectators": self.spectators}])
             return None

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -128,10 +129,17 @@ class _Splitter:
 def _fitting(table: Sequence[TableMeld], card: str) -> tuple[int, tuple[str, ...]] | None:
     """The first table meld ``card`` can be laid off on (its index, its new cards)."""
     for index, (_, kind, cards) in enumerate(table):
-        grown = extended(cards, kind, card)
+        grown = _grown(cards, kind, card)
         if grown is not None:
-            return index, tuple(grown)
+            return index, grown
     return None
+
+
+@lru_cache(maxsize=4096)
+def _grown(cards: tuple[str, ...], kind: str, card: str) -> tuple[str, ...] | None:
+    # The same few melds are tried against the same few cards by every plan.
+    grown = extended(cards, kind, card)
+    return None if grown is None else tuple(grown)
 
 
 # --- the draw -------------------------------------------------------------------
@@ -167,7 +175,7 @@ def _play(hand: list[str], table: list[TableMeld], must: str | None, can_meld: b
           seen: set[str]) -> Action:
     cards = frozenset(hand)
     splitter = _Splitter(cards)
-    best: tuple[tuple[bool, int, int], _Plan] | None = None
+    best: tuple[tuple[bool, int, int, int], _Plan] | None = None
     for meld in [None, *(splitter.melds if can_meld else [])]:
         for keep_melds in (True, False):
             for meld_first in (True, False) if meld is not None else (True,):
@@ -234,15 +242,15 @@ def _plan(splitter: _Splitter, cards: Hand, table: list[TableMeld], meld: Hand |
 
 
 def _score(cards: Hand, plan: _Plan, must: str | None, splitter: _Splitter
-           ) -> tuple[bool, int, int]:
-    """(goes out, minus the deadwood left after the best discard, points shed)."""
+           ) -> tuple[bool, int, int, int]:
+    """(goes out, minus the deadwood left after the best discard, points shed, fewer actions)."""
     left = plan.left
     goes_out = not left or (len(left) == 1 and must not in left)
     after_discard = min(
         (splitter.deadwood(left - {c}) for c in left if c != must), default=0
     )
     shed = sum(pip_value(c) for c in cards - left)
-    return goes_out, -after_discard, shed
+    return goes_out, -after_discard, shed, -len(plan.actions)
 
 
 # --- the discard ----------------------------------------------------------------

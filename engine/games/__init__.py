@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from engine.game import Game
 from engine.games.basic_rummy import BasicRummy
+from engine.games.remmi_demmi import RemmiDemmi
 
-_GAMES: dict[str, Game] = {game.name: game for game in (BasicRummy(),)}
+_GAMES: dict[str, Game] = {game.name: game for game in (BasicRummy(), RemmiDemmi())}
 
 
 def find_game(name: str) -> Game | None:

@@ -438,8 +438,11 @@ export class BasicRummyTable {
     const online = s.bot || s.connected !== false;
     const backs = [];
     if (!mine) {
-      for (let i = 0; i < Math.min(s.hand_count || 0, 12); i += 1) {
-        backs.push(h('span', { class: 'mini-back' }));
+      const n = Math.min(s.hand_count || 0, 11);
+      for (let i = 0; i < n; i += 1) {
+        // A small fan: each back turned a little further than the last.
+        const angle = (i - (n - 1) / 2) * 7;
+        backs.push(h('span', { class: 'mini-back', style: `transform: rotate(${angle}deg)` }));
       }
     }
     return h('div', {

@@ -1,0 +1,158 @@
+"""Bot strength: the Basic Rummy bot against a random-legal player.
+
+    python -m bench.bot_strength [--deals N] [--turn-cap T]
+
+Plays N separate two-player deals (default 1,000). Deal ``i`` is a fresh
+one-deal match, ``setup({"deals": 1, "deal_pause_ms": 0}, 2, seed=i)``, so
+each deal stands on its own and any one can be replayed from its number.
+The bot (:func:`engine.bots.basic_rummy.choose`, fed its own seat's view)
+sits at seat 0 in even deals and seat 1 in odd ones; the other seat plays
+:func:`engine.bots.random_legal.choose_random` with an Rng derived from
+``i``. A deal that reaches ``--turn-cap`` turns (draws) is stopped and
+counted as capped; a deal whose stock and discard pile both run out is void
+(BR-17). Neither is decided.
+
+Prints a table (deals won, void and capped deals, points, points per deal,
+the bot's win rate among decided deals with a 95% Wilson interval, run time
+and the bot's mean time per call), then the same figures as one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+from engine.bots.basic_rummy import choose
+from engine.bots.random_legal import choose_random
+from engine.games.basic_rummy import BasicRummy
+from engine.rng import Rng, derive_seed
+
+OPTIONS = {"deals": 1, "deal_pause_ms": 0}
+Z_95 = 1.959964
+
+
+@dataclass
+class Tally:
+    deals: int = 0
+    wins: dict[str, int] = field(default_factory=lambda: {"bot": 0, "random": 0})
+    points: dict[str, int] = field(default_factory=lambda: {"bot": 0, "random": 0})
+    rummies: dict[str, int] = field(default_factory=lambda: {"bot": 0, "random": 0})
+    void: int = 0
+    capped: int = 0
+    turns: int = 0
+    bot_calls: int = 0
+    bot_seconds: float = 0.0
+
+
+def play_deal(index: int, tally: Tally, turn_cap: int) -> None:
+    """Plays deal ``index`` to its end (or the cap) and adds it to ``tally``."""
+    game = BasicRummy()
+    state = game.setup(OPTIONS, 2, index, 0)
+    bot_seat = index % 2
+    rng = Rng(derive_seed("bench.bot_strength", index))
+    turns = 0
+    while game.to_act(state) and turns < turn_cap:
+        seat = game.to_act(state)[0]
+        if seat == bot_seat:
+            started = time.perf_counter()
+            action = choose(game.view(state, seat))
+            tally.bot_seconds += time.perf_counter() - started
+            tally.bot_calls += 1
+            if action is None:
+                raise RuntimeError(f"deal {index}: the bot passed on its own turn")
+        else:
+            action = choose_random(game, state, seat, rng)
+        state, _ = game.apply(state, seat, action, 0)
+        turns += action["kind"] == "draw"
+    tally.deals += 1
+    tally.turns += turns
+    result = game.view(state, None)["result"]
+    if result is None:
+        tally.capped += 1
+    elif result["void"]:
+        tally.void += 1
+    else:
+        who = "bot" if result["winner"] == bot_seat else "random"
+        tally.wins[who] += 1
+        tally.points[who] += result["points"]
+        tally.rummies[who] += bool(result["rummy"])
+
+
+def wilson(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class Summary:
+    """The figures derived from a tally, as printed and as the JSON line."""
+
+    decided: int
+    points_per_deal: dict[str, float]
+    bot_win_rate: float | None
+    bot_win_rate_ci95: tuple[float, float]
+    turns_per_deal: float
+    bot_ms_per_call: float
+    seconds: float
+
+
+def summarize(tally: Tally, seconds: float) -> Summary:
+    decided = tally.wins["bot"] + tally.wins["random"]
+    deals = max(tally.deals, 1)
+    return Summary(
+        decided=decided,
+        points_per_deal={k: v / deals for k, v in tally.points.items()},
+        bot_win_rate=tally.wins["bot"] / decided if decided else None,
+        bot_win_rate_ci95=wilson(tally.wins["bot"], decided),
+        turns_per_deal=tally.turns / deals,
+        bot_ms_per_call=1000 * tally.bot_seconds / max(tally.bot_calls, 1),
+        seconds=seconds,
+    )
+
+
+def print_table(tally: Tally, summary: Summary) -> None:
+    per_deal = summary.points_per_deal
+    print(f"Basic Rummy, {tally.deals} two-player deals: bot vs random-legal (seats swapped)")
+    print(f"{'':24}{'bot':>10}{'random':>10}")
+    print(f"{'deals won':24}{tally.wins['bot']:>10}{tally.wins['random']:>10}")
+    print(f"{'  of which rummy (x2)':24}{tally.rummies['bot']:>10}{tally.rummies['random']:>10}")
+    print(f"{'points':24}{tally.points['bot']:>10}{tally.points['random']:>10}")
+    print(f"{'points per deal':24}{per_deal['bot']:>10.1f}{per_deal['random']:>10.1f}")
+    print(f"{'void deals (BR-17)':24}{tally.void:>10}")
+    print(f"{'capped deals':24}{tally.capped:>10}")
+    if summary.bot_win_rate is not None:
+        low, high = summary.bot_win_rate_ci95
+        print(f"{'bot win rate':24}{summary.bot_win_rate:>10.1%}  "
+              f"(95% CI {low:.1%} - {high:.1%}, {summary.decided} decided deals)")
+    print(f"{'turns per deal':24}{summary.turns_per_deal:>10.1f}")
+    print(f"{'bot time per call':24}{summary.bot_ms_per_call:>10.3f} ms")
+    print(f"{'run time':24}{summary.seconds:>10.2f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=1000, help="deals to play (default 1000)")
+    parser.add_argument("--turn-cap", type=int, default=500,
+                        help="turns after which a deal is stopped (default 500)")
+    args = parser.parse_args()
+    tally = Tally()
+    started = time.perf_counter()
+    for index in range(args.deals):
+        play_deal(index, tally, args.turn_cap)
+    summary = summarize(tally, time.perf_counter() - started)
+    print_table(tally, summary)
+    print(json.dumps({"bench": "bot_strength", **asdict(tally), **asdict(summary)},
+                     sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

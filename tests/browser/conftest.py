@@ -1,0 +1,300 @@
+"""Browser test fixtures: headless Chromium driving the real client against ``live_server``.
+
+- ``browser``: the system Chromium (``/usr/bin/chromium``) launched by Playwright;
+  a missing executable skips the tests (fails them with ``KARTU_REQUIRE_SERVICES=1``).
+- ``open_page(url, identity=None, width=1280, height=800)``: a page in a fresh
+  context (its own localStorage, i.e. its own guest). ``identity`` is a guest
+  from :func:`new_guest`, put into localStorage before the page loads, exactly
+  as the client keeps it. JavaScript errors on any page fail the test.
+- :class:`Table` wraps a page showing a Basic Rummy table: clicks and reads.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.services import require_or_skip
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+IDENTITY_KEY = "kartu.identity"
+TIMEOUT_MS = 10_000
+CARD_ID = re.compile(r"^[A2-9TJQK][SHDC]\d?$")
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def card_text(card: str) -> str:
+    """How the page writes a card in text: "10♦"."""
+    return ("10" if card[0] == "T" else card[0]) + SUIT_SYMBOLS[card[1]]
+
+
+def launch(playwright: Any) -> Any:
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        require_or_skip(f"Chromium at {CHROMIUM}", "the executable is not installed")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as err:  # the dev extra is not installed
+        require_or_skip("Python Playwright", err)
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+# --- the HTTP side -----------------------------------------------------------------
+
+
+def new_guest(base_url: str, name: str) -> dict[str, Any]:
+    response = httpx.post(f"{base_url}/api/guests", json={"name": name})
+    response.raise_for_status()
+    guest: dict[str, Any] = response.json()
+    return guest
+
+
+def create_room(base_url: str, guest: dict[str, Any], seats: int, **options: Any) -> str:
+    response = httpx.post(
+        f"{base_url}/api/rooms",
+        json={"game": "basic_rummy", "seats": seats, "options": options},
+        headers={"Authorization": f"Bearer {guest['token']}"},
+    )
+    response.raise_for_status()
+    return str(response.json()["room_id"])
+
+
+def scenario(dealer: int, hands: list[list[str]], stock: list[str], discard: list[str]
+             ) -> dict[str, Any]:
+    return {"dealer": dealer, "hands": hands, "stock": stock, "discard": discard}
+
+
+# --- pages -------------------------------------------------------------------------
+
+OpenPage = Callable[..., Any]
+
+
+def new_page(browser: Any, url: str, identity: dict[str, Any] | None = None,
+             width: int = 1280, height: int = 800, errors: list[str] | None = None) -> Any:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(TIMEOUT_MS)
+    if identity is not None:
+        stored = {k: identity[k] for k in ("player_id", "name", "token")}
+        context.add_init_script(
+            f"localStorage.setItem({json.dumps(IDENTITY_KEY)}, {json.dumps(json.dumps(stored))});"
+        )
+    page = context.new_page()
+    if errors is not None:
+        page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(url)
+    return page
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[OpenPage]:
+    pages: list[Any] = []
+    errors: list[str] = []
+
+    def _open(url: str, identity: dict[str, Any] | None = None, width: int = 1280,
+              height: int = 800) -> Any:
+        page = new_page(browser, url, identity, width, height, errors)
+        pages.append(page)
+        return page
+
+    yield _open
+    for page in pages:
+        page.context.close()
+    assert not errors, f"JavaScript errors in the page: {errors}"
+
+
+class Table:
+    """A Basic Rummy table as a player or spectator sees it in the page."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def by_id(self, testid: str) -> Any:
+        return self.page.get_by_test_id(testid)
+
+    # --- reading ---
+
+    def phase(self) -> str:
+        return str(self.by_id("table").get_attribute("data-phase"))
+
+    def wait_phase(self, phase: str) -> None:
+        self.page.wait_for_selector(f'[data-testid="table"][data-phase="{phase}"]')
+
+    def hand(self) -> list[str]:
+        return list(self.page.eval_on_selector_all(
+            '[data-testid="hand"] [data-card]', "els => els.map(e => e.dataset.card)"))
+
+    def melds(self) -> dict[str, list[str]]:
+        return dict(self.page.eval_on_selector_all(
+            '[data-testid="melds"] [data-meld]',
+            "els => els.map(e => [e.dataset.meld,"
+            " [...e.querySelectorAll('[data-card]')].map(c => c.dataset.card)])"))
+
+    def stock_count(self) -> int:
+        return int(self.by_id("stock-count").inner_text())
+
+    def discard_top(self) -> str | None:
+        top = self.page.query_selector('[data-testid="discard-top"]')
+        return None if top is None else top.get_attribute("data-card")
+
+    def visible_card_ids(self) -> set[str]:
+        """Every face-up card id anywhere in the page's DOM."""
+        return set(self.page.eval_on_selector_all(
+            "[data-card]", "els => els.map(e => e.dataset.card)"))
+
+    # --- waiting ---
+
+    def wait_my_turn_to_draw(self) -> None:
+        self.page.wait_for_selector('[data-testid="stock"]:enabled', timeout=15_000)
+
+    def wait_turn_of(self, seat: int) -> None:
+        self.page.wait_for_selector(f'[data-testid="seat-{seat}"][data-turn="true"]',
+                                    timeout=15_000)
+
+    def wait_log(self, text: str) -> None:
+        """Waits for a line of the table log containing ``text``."""
+        self.page.wait_for_function(
+            "text => [...document.querySelectorAll('[data-testid=\"log\"] li')]"
+            ".some(li => li.textContent.includes(text))",
+            arg=text, timeout=15_000)
+
+    def wait_discard_top_not(self, card: str) -> None:
+        """Waits until someone else's move changes the top of the discard pile."""
+        self.page.wait_for_function(
+            "card => document.querySelector('[data-testid=\"discard-top\"]')"
+            "?.dataset.card !== card",
+            arg=card, timeout=15_000)
+
+    def wait_hand_size(self, size: int) -> None:
+        self.page.wait_for_function(
+            "n => document.querySelectorAll('[data-testid=\"hand\"] [data-card]').length === n",
+            arg=size)
+
+    def wait_meld_with(self, cards: list[str]) -> str:
+        """Waits until one meld on the table holds all of ``cards``; returns its id."""
+        handle = self.page.wait_for_function(
+            """cards => {
+                for (const m of document.querySelectorAll('[data-testid="melds"] [data-meld]')) {
+                    const ids = [...m.querySelectorAll('[data-card]')].map(c => c.dataset.card);
+                    if (cards.every(c => ids.includes(c))) return m.dataset.meld;
+                }
+                return false;
+            }""",
+            arg=cards)
+        return str(handle.json_value())
+
+    def record_turns(self) -> None:
+        """Starts recording, in the page, every change of whose turn the table shows."""
+        self.page.evaluate(
+            """() => {
+                window.__turns = [];
+                const note = () => {
+                    const t = document.querySelector('[data-testid="table"]');
+                    const turn = t ? t.dataset.turn : '';
+                    if (window.__turns[window.__turns.length - 1] !== turn) window.__turns.push(turn);
+                };
+                note();
+                new MutationObserver(note).observe(document.getElementById('app'),
+                    {childList: true, subtree: true, attributes: true});
+            }""")
+
+    def recorded_turns(self) -> list[str]:
+        return list(self.page.evaluate("() => window.__turns"))
+
+    # --- acting ---
+
+    def select(self, *cards: str) -> None:
+        for card in cards:
+            self.by_id(f"card-{card}").click()
+            self.page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
+
+    def draw_stock(self) -> None:
+        before = len(self.hand())
+        self.by_id("stock").click()
+        self.wait_hand_size(before + 1)
+
+    def take_discard(self) -> str:
+        top = self.discard_top()
+        assert top is not None
+        self.by_id("discard-top").click()
+        self.page.wait_for_selector(f'[data-testid="card-{top}"]')
+        return top
+
+    def meld(self, *cards: str) -> str:
+        self.select(*cards)
+        self.by_id("btn-meld").click()
+        meld_id = self.wait_meld_with(list(cards))
+        for card in cards:
+            self.page.wait_for_selector(f'[data-testid="card-{card}"]', state="detached")
+        return meld_id
+
+    def lay_off(self, card: str, meld_id: str) -> None:
+        self.select(card)
+        self.by_id(f"meld-{meld_id}").click()
+        self.page.wait_for_selector(f'[data-testid="card-{card}"]', state="detached")
+        self.page.wait_for_selector(f'[data-testid="meld-{meld_id}"] [data-card="{card}"]')
+
+    def discard(self, card: str) -> None:
+        self.select(card)
+        self.by_id("btn-discard").click()
+        self.page.wait_for_selector(f'[data-testid="card-{card}"]', state="detached")
+
+
+def card_ids_in(value: Any) -> set[str]:
+    """Every string in a decoded JSON value that is a card id."""
+    found: set[str] = set()
+    if isinstance(value, str):
+        if CARD_ID.match(value):
+            found.add(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            found |= card_ids_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= card_ids_in(item)
+    return found
+
+
+def no_horizontal_overflow(page: Any) -> dict[str, Any]:
+    """The page's widths and any element sticking out past the right edge."""
+    result: dict[str, Any] = page.evaluate(
+        """() => {
+            const width = document.documentElement.clientWidth;
+            const clipped = (el) => {
+                for (let p = el.parentElement; p; p = p.parentElement) {
+                    const o = getComputedStyle(p).overflowX;
+                    if (o === 'auto' || o === 'scroll' || o === 'hidden') return true;
+                }
+                return false;
+            };
+            const wide = [...document.querySelectorAll('body *')]
+                .filter(el => {
+                    const r = el.getBoundingClientRect();
+                    return r.width > 0 && r.right > width + 1 && !clipped(el);
+                })
+                .slice(0, 5)
+                .map(el => `${el.tagName.toLowerCase()}.${el.className}`
+                    + ` right=${Math.round(el.getBoundingClientRect().right)}`);
+            return {scrollWidth: document.documentElement.scrollWidth, clientWidth: width, wide};
+        }""")
+    return result

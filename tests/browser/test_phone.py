@@ -1,0 +1,91 @@
+"""A phone-sized screen (375x667): nothing overflows sideways and the hand wraps."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import (
+    OpenPage,
+    Table,
+    create_room,
+    new_guest,
+    no_horizontal_overflow,
+    scenario,
+)
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 375, "height": 667}
+# Three players get seven cards each (BR-2); seat 2 deals, so seat 0 starts.
+DEAL = scenario(
+    dealer=2,
+    hands=[
+        ["9H", "TH", "JH", "4C", "4D", "QS", "2S"],
+        ["8C", "9C", "TC", "QD", "3H", "6S", "KD"],
+        ["5S", "5H", "5C", "2D", "JC", "AD", "8H"],
+    ],
+    stock=["4H", "7D", "3C", "6C", "KH", "AC", "9D", "JS", "TS", "3S", "6D", "7S"],
+    discard=["KC"],
+)
+
+
+def assert_fits(page) -> None:
+    report = no_horizontal_overflow(page)
+    assert report["scrollWidth"] <= report["clientWidth"], report
+    assert not report["wide"], report
+
+
+def test_phone_screen_has_no_horizontal_overflow(live_server, open_page: OpenPage) -> None:
+    lobby = open_page(live_server.url + "/", **PHONE)
+    lobby.get_by_test_id("name-input").wait_for()
+    assert_fits(lobby)
+
+    ana = new_guest(live_server.url, "Anastasia-Longname")
+    other = new_guest(live_server.url, "Bo")
+    create_room(live_server.url, other, 4)
+    room = create_room(live_server.url, ana, 3, scenario=DEAL, bot_delay_ms=100)
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, **PHONE)
+    table = Table(page)
+    table.wait_phase("waiting")
+    assert_fits(page)
+
+    page.get_by_test_id("btn-add-bot").click()
+    page.wait_for_selector('[data-testid="seat-1"].is-taken')
+    page.get_by_test_id("btn-add-bot").click()
+    page.wait_for_selector('[data-testid="seat-2"].is-taken')
+    page.get_by_test_id("btn-start").click()
+    table.wait_phase("playing")
+
+    # Mid-game, melds from every seat on the table and a full hand selected.
+    table.wait_my_turn_to_draw()
+    table.draw_stock()
+    table.meld("9H", "TH", "JH")
+    table.discard("QS")
+    table.wait_my_turn_to_draw()
+    table.draw_stock()
+    table.select(*table.hand())
+    assert_fits(page)
+
+    assert len(table.hand()) == 5
+    right = page.eval_on_selector('[data-testid="hand"]', "e => e.getBoundingClientRect().right")
+    assert right <= PHONE["width"]
+
+    # Back to the lobby, now with rooms listed: still no sideways scrolling.
+    lobby.reload()
+    lobby.get_by_test_id(f"room-{room}").wait_for()
+    assert_fits(lobby)
+
+
+def test_phone_hand_of_ten_wraps(live_server, open_page: OpenPage) -> None:
+    ana = new_guest(live_server.url, "Ana")
+    room = create_room(live_server.url, ana, 2, bot_delay_ms=100, fill_bots=True)
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, **PHONE)
+    table = Table(page)
+    table.wait_phase("waiting")
+    page.get_by_test_id("btn-start").click()  # fill_bots seats the bot
+    table.wait_phase("playing")
+    page.wait_for_selector('[data-testid="hand"] [data-card]')
+    rows = page.eval_on_selector_all(
+        '[data-testid="hand"] [data-card]', "els => new Set(els.map(e => e.offsetTop)).size")
+    assert rows >= 2
+    assert_fits(page)
