@@ -130,8 +130,14 @@ async def get_room(room_id: str, registry: Registry) -> dict[str, Any]:
 
 
 @router.get("/api/rooms/{room_id}/replay")
-async def get_replay(room_id: str, store: Annotated[Store, Depends(get_store)]
+async def get_replay(room_id: str, request: Request, store: Annotated[Store, Depends(get_store)]
                      ) -> dict[str, Any]:
+    # app.daily builds on this module, so it is imported here.
+    from app.daily import replay_is_private
+
+    if await replay_is_private(request.app, store, room_id):
+        raise ApiError(403, "daily_private",
+                       "a daily deal's replay is private until its UTC day is over")
     record = await store.replay(room_id)
     if record is None:
         raise ApiError(404, "no_replay", "no finished game in that room")

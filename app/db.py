@@ -27,6 +27,24 @@ queries and must stay in step with the migrations. The tables:
     ``player_id`` (None for bots; indexed), ``name``, ``bot``, ``score`` and
     ``won`` (ties share the win).
 
+``daily_entries``
+    One row per daily-deal room (app/daily.py): ``game``, ``date`` (the UTC
+    day whose deal it is), ``player_id``, ``room_id`` (unique), ``status``
+    (``playing``, ``finished`` or ``abandoned``), ``ranked`` (at most one
+    ranked row per player, game and date: a partial unique index),
+    ``score`` (the player's final score, once finished), ``rank_key`` and
+    ``created_at`` / ``finished_at``. ``rank_key`` is set only on a finished
+    ranked entry and sorts best first whatever the game's direction (the
+    score, or minus the score where higher wins), so that one index,
+    ``(game, date, rank_key, finished_at, id)`` restricted to rows that have a
+    ``rank_key``, serves a day's leaderboard page, its size and any player's
+    rank (a count of better keys).
+
+``server_secrets``
+    Named secrets the server generates once and keeps (the daily-deal
+    secret when ``KARTU_DAILY_SECRET`` is not set): ``name``, ``value``,
+    ``created_at``.
+
 Timestamps are timezone-aware UTC datetimes, supplied by the caller: naive
 datetimes are refused, and values read back are always aware, on SQLite as
 on PostgreSQL. JSON columns are ``JSON`` (``JSONB`` on PostgreSQL).
@@ -34,6 +52,7 @@ on PostgreSQL. JSON columns are ``JSON`` (``JSONB`` on PostgreSQL).
 
 from __future__ import annotations
 
+import datetime as dt
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,13 +61,16 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Date,
     DateTime,
     Dialect,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
     TypeDecorator,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
@@ -57,6 +79,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/kartu.db"
 
 ROOM_STATUSES = ("waiting", "playing", "finished", "abandoned")
+
+DAILY_STATUSES = ("playing", "finished", "abandoned")
 
 PLAYER_NAME_MAX = 24
 
@@ -164,6 +188,50 @@ class GameResult(Base):
     bot: Mapped[bool] = mapped_column(Boolean)
     score: Mapped[int] = mapped_column(Integer)
     won: Mapped[bool] = mapped_column(Boolean)
+
+
+class DailyEntry(Base):
+    """A daily-deal room of one player (table ``daily_entries``)."""
+
+    __tablename__ = "daily_entries"
+    __table_args__ = (
+        CheckConstraint("status IN ('playing', 'finished', 'abandoned')", name="status"),
+        # One ranked game per player, game and day; practice games are not limited.
+        Index("uq_daily_entries_ranked", "game", "date", "player_id", unique=True,
+              sqlite_where=text("ranked"), postgresql_where=text("ranked")),
+        # The leaderboard: a day's finished ranked games, best first.
+        Index("ix_daily_entries_board", "game", "date", "rank_key", "finished_at", "id",
+              sqlite_where=text("rank_key IS NOT NULL"),
+              postgresql_where=text("rank_key IS NOT NULL")),
+        # A player's stats.
+        Index("ix_daily_entries_player_game", "player_id", "game"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game: Mapped[str] = mapped_column(String(32))
+    date: Mapped[dt.date] = mapped_column(Date)
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE")
+    )
+    room_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("rooms.id", ondelete="CASCADE"), unique=True
+    )
+    status: Mapped[str] = mapped_column(String(16))
+    ranked: Mapped[bool] = mapped_column(Boolean)
+    score: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rank_key: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class ServerSecret(Base):
+    """A secret the server made for itself (table ``server_secrets``)."""
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 def async_url(url: str) -> str:

@@ -16,7 +16,7 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from app import logs
+from app import daily, logs
 from app.api import authenticate, router
 from app.broker import make_broker
 from app.gateway import serve_socket
@@ -38,6 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         broker = make_broker(settings.redis_url)
         await broker.start()
         registry = RoomRegistry(settings, broker, store)
+        registry.finish_listeners.append(daily.finish_listener(store))
         await registry.start()
         app.state.settings, app.state.store = settings, store
         app.state.broker, app.state.registry = broker, registry
@@ -50,6 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="kartu", lifespan=lifespan)
     app.include_router(router)
+    app.include_router(daily.router)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:

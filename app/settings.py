@@ -4,9 +4,15 @@
 - ``REDIS_URL``: unset = the in-process broker; set = Redis pub/sub.
 - ``KARTU_SCENARIOS``: ``1`` enables scenario rooms (fixed deals, for tests).
 - ``KARTU_MAX_FRAME``: largest accepted WebSocket text frame, in bytes.
+- ``KARTU_DAILY_SECRET``: the secret the daily deals' seeds derive from;
+  unset = one the server generates once and keeps in the database.
+- ``KARTU_DAILY_OPTIONS``: JSON ``{game: {option: value}}`` laid over the
+  daily-deal options of app/daily.py (e.g. shorter matches on a test server).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -27,6 +33,13 @@ class Settings(BaseSettings):
     )
     max_frame_bytes: int = Field(
         default=16_384, validation_alias=AliasChoices("KARTU_MAX_FRAME", "max_frame_bytes")
+    )
+    daily_secret: str | None = Field(
+        default=None, validation_alias=AliasChoices("KARTU_DAILY_SECRET", "daily_secret")
+    )
+    daily_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        validation_alias=AliasChoices("KARTU_DAILY_OPTIONS", "daily_options"),
     )
     # Per connection: messages a client may send per second, sustained, and
     # how far above that a burst may go before messages are refused, then

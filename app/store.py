@@ -9,6 +9,7 @@ never leave this module.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import secrets
 from collections.abc import Iterable, Sequence
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import event, select, update
+from sqlalchemy import Select, case, event, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -28,10 +29,12 @@ from sqlalchemy.ext.asyncio import (
 from app.db import (
     PLAYER_NAME_MAX,
     ROOM_STATUSES,
+    DailyEntry,
     GameRecord,
     GameResult,
     Player,
     Room,
+    ServerSecret,
     async_url,
     sqlite_file,
 )
@@ -109,6 +112,45 @@ class PlayedGame:
     options: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class DailyEntryRecord:
+    """One daily-deal room of one player (see :class:`app.db.DailyEntry`)."""
+
+    id: int
+    game: str
+    date: dt.date
+    player_id: str
+    room_id: str
+    status: str
+    ranked: bool
+    score: int | None
+    rank_key: int | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class BoardLine:
+    """A line of a day's leaderboard; ``rank`` is shared by equal scores (1, 2, 2, 4)."""
+
+    rank: int
+    player_id: str
+    name: str
+    score: int
+    finished_at: datetime
+
+
+@dataclass(frozen=True)
+class DailyStats:
+    """A player's ranked, finished daily games of one game."""
+
+    game: str
+    played: int
+    high: int | None
+    low: int | None
+    average: float | None
+
+
 def token_hash(token: str) -> str:
     """The sha256 hex digest under which a guest token is stored."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -122,6 +164,53 @@ def _check_seed(seed: int) -> int:
     if not _INT64_MIN <= seed <= _INT64_MAX:
         raise ValueError(f"seed {seed} does not fit a signed 64-bit integer")
     return seed
+
+
+def _daily_record(row: DailyEntry) -> DailyEntryRecord:
+    return DailyEntryRecord(
+        id=row.id, game=row.game, date=row.date, player_id=row.player_id, room_id=row.room_id,
+        status=row.status, ranked=row.ranked, score=row.score, rank_key=row.rank_key,
+        created_at=row.created_at, finished_at=row.finished_at,
+    )
+
+
+# The leaderboard's statements. Each one is a range of ix_daily_entries_board:
+# ``rank_key IS NOT NULL`` is the index's predicate, spelled the same way so
+# that the planner can use it with bound parameters and generic plans too.
+
+
+def _on_board(game: str, day: dt.date) -> Any:
+    return (
+        (DailyEntry.game == game)
+        & (DailyEntry.date == day)
+        & DailyEntry.rank_key.is_not(None)
+    )
+
+
+def leaderboard_select(game: str, day: dt.date, limit: int) -> Select:
+    """A day's finished ranked games, best first (earlier finish first among equals)."""
+    return (
+        select(DailyEntry.player_id, Player.name, DailyEntry.score, DailyEntry.rank_key,
+               DailyEntry.finished_at)
+        .join(Player, Player.id == DailyEntry.player_id)
+        .where(_on_board(game, day))
+        .order_by(DailyEntry.rank_key, DailyEntry.finished_at, DailyEntry.id)
+        .limit(limit)
+    )
+
+
+def better_count_select(game: str, day: dt.date, rank_key: int) -> Select:
+    """How many of the day's ranked games are strictly better than ``rank_key``."""
+    return (
+        select(func.count())
+        .select_from(DailyEntry)
+        .where(_on_board(game, day) & (DailyEntry.rank_key < rank_key))
+    )
+
+
+def board_size_select(game: str, day: dt.date) -> Select:
+    """How many ranked games of that game and day are finished."""
+    return select(func.count()).select_from(DailyEntry).where(_on_board(game, day))
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -379,8 +468,146 @@ class Store:
                 for game, seat, score, won in rows
             ]
 
+    # -- server secrets --------------------------------------------------------
+
+    async def server_secret(self, name: str) -> str:
+        """The secret called ``name``, made (random, 256 bits) and kept on first use.
+
+        Safe to race: every caller, in any process, gets the value that was
+        stored first.
+        """
+        insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        stmt = insert(ServerSecret).values(
+            name=name, value=secrets.token_hex(32), created_at=_now()
+        ).on_conflict_do_nothing(index_elements=[ServerSecret.name])
+        async with self._session() as session, session.begin():
+            await session.execute(stmt)
+            value = await session.scalar(
+                select(ServerSecret.value).where(ServerSecret.name == name)
+            )
+        assert value is not None
+        return value
+
+    # -- daily deal ------------------------------------------------------------
+
+    async def create_daily_entry(self, game: str, day: dt.date, player_id: str, room_id: str,
+                                 *, ranked: bool) -> DailyEntryRecord:
+        """A new ``playing`` entry for a daily room (the room must be saved first).
+
+        A second ranked entry for the same player, game and day is refused
+        (``sqlalchemy.exc.IntegrityError``).
+        """
+        row = DailyEntry(game=game, date=day, player_id=player_id, room_id=room_id,
+                         status="playing", ranked=ranked, created_at=_now())
+        async with self._session() as session, session.begin():
+            session.add(row)
+        return _daily_record(row)
+
+    async def ranked_daily_entry(self, game: str, day: dt.date, player_id: str
+                                 ) -> DailyEntryRecord | None:
+        """The player's ranked entry of that game and day, or None."""
+        async with self._session() as session:
+            row = await session.scalar(
+                select(DailyEntry).where(
+                    (DailyEntry.game == game) & (DailyEntry.date == day)
+                    & (DailyEntry.player_id == player_id) & DailyEntry.ranked
+                )
+            )
+        return None if row is None else _daily_record(row)
+
+    async def daily_entry_for_room(self, room_id: str) -> DailyEntryRecord | None:
+        """The daily entry played in that room, or None (not a daily room)."""
+        async with self._session() as session:
+            row = await session.scalar(select(DailyEntry).where(DailyEntry.room_id == room_id))
+        return None if row is None else _daily_record(row)
+
+    async def daily_date(self, room_id: str) -> dt.date | None:
+        """The day whose deal the room plays, or None when it is not a daily room."""
+        async with self._session() as session:
+            day: dt.date | None = await session.scalar(
+                select(DailyEntry.date).where(DailyEntry.room_id == room_id)
+            )
+        return day
+
+    async def finish_daily_entry(self, room_id: str, score: int, rank_key: int,
+                                 finished_at: datetime) -> bool:
+        """Records the final score of a ``playing`` entry; False if there is none.
+
+        ``rank_key`` (lower is better) is kept only for a ranked entry: that
+        puts it on the leaderboard.
+        """
+        async with self._session() as session, session.begin():
+            result = await session.execute(
+                update(DailyEntry)
+                .where((DailyEntry.room_id == room_id) & (DailyEntry.status == "playing"))
+                .values(status="finished", score=score, finished_at=finished_at,
+                        rank_key=case((DailyEntry.ranked, rank_key), else_=None))
+                .returning(DailyEntry.id)
+            )
+            return result.first() is not None
+
+    async def abandon_daily_entry(self, room_id: str) -> bool:
+        """Marks a ``playing`` entry ``abandoned`` (for good); False if there is none."""
+        async with self._session() as session, session.begin():
+            result = await session.execute(
+                update(DailyEntry)
+                .where((DailyEntry.room_id == room_id) & (DailyEntry.status == "playing"))
+                .values(status="abandoned")
+                .returning(DailyEntry.id)
+            )
+            return result.first() is not None
+
+    async def leaderboard(self, game: str, day: dt.date, limit: int) -> list[BoardLine]:
+        """The day's best ``limit`` ranked games, with competition ranks (1, 2, 2, 4)."""
+        if limit <= 0:
+            return []
+        async with self._session() as session:
+            rows = (await session.execute(leaderboard_select(game, day, limit))).all()
+        lines: list[BoardLine] = []
+        previous: int | None = None
+        rank = 0
+        for position, row in enumerate(rows, start=1):
+            if row.rank_key != previous:
+                rank, previous = position, row.rank_key
+            lines.append(BoardLine(rank=rank, player_id=row.player_id, name=row.name,
+                                   score=row.score, finished_at=row.finished_at))
+        return lines
+
+    async def board_size(self, game: str, day: dt.date) -> int:
+        """How many ranked games of that game and day are finished."""
+        async with self._session() as session:
+            return int(await session.scalar(board_size_select(game, day)) or 0)
+
+    async def daily_rank(self, game: str, day: dt.date, rank_key: int) -> int:
+        """The rank ``rank_key`` has on that day's leaderboard: 1 + the number of better ones."""
+        async with self._session() as session:
+            better = await session.scalar(better_count_select(game, day, rank_key))
+        return 1 + int(better or 0)
+
+    async def daily_stats(self, player_id: str, game: str | None = None) -> list[DailyStats]:
+        """Per game, the player's finished ranked dailies: count, highest, lowest, mean."""
+        query = (
+            select(DailyEntry.game, func.count(), func.max(DailyEntry.score),
+                   func.min(DailyEntry.score), func.avg(DailyEntry.score))
+            .where((DailyEntry.player_id == player_id) & DailyEntry.rank_key.is_not(None))
+            .group_by(DailyEntry.game)
+            .order_by(DailyEntry.game)
+        )
+        if game is not None:
+            query = query.where(DailyEntry.game == game)
+        async with self._session() as session:
+            rows = (await session.execute(query)).all()
+        return [
+            DailyStats(game=name, played=int(played), high=high, low=low,
+                       average=None if mean is None else float(mean))
+            for name, played, high, low, mean in rows
+        ]
+
 
 __all__ = [
+    "BoardLine",
+    "DailyEntryRecord",
+    "DailyStats",
     "FinishedGame",
     "PlayedGame",
     "PlayerRecord",

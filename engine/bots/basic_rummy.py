@@ -12,15 +12,19 @@ Strategy, one action per call:
   meld in hand (completing or extending one) or when it can be laid off on a
   table meld at once; otherwise draw from the stock.
 - Play: every possible turn plan is tried: no meld, or any one meld in hand
-  (BR-11 allows one new meld a turn), followed by laying off every card that
-  fits a table meld (cards that hold a meld in hand together are kept, unless
-  laying them off anyway lets the bot go out). A plan that empties the hand,
-  or leaves one card to discard, wins at once and is always taken. Otherwise
-  the plan leaving the least deadwood after the discard is played, ties going
-  to the one shedding the most points. The card just taken from the discard
-  pile is never left as the only card (BR-12 forbids discarding it).
+  (BR-11 allows one new meld a turn) laid before or after the lay-offs, and
+  laying off every card that fits a table meld (cards that hold a meld in
+  hand together are kept, unless laying them off anyway lets the bot go
+  out). A plan that empties the hand, or leaves one card to discard, wins at
+  once and is always taken. Otherwise the plan leaving the least deadwood
+  after the discard is played, ties going to the one shedding the most
+  points, then to the one with fewer actions. The card just taken from the
+  discard pile is never left as the only card (BR-12 forbids discarding it).
 - Discard: the highest-value deadwood card that is not part of a live
-  near-meld; breaking a meld in hand only when nothing else is left.
+  near-meld; breaking a meld in hand only when nothing else is left. When the
+  stock is empty the bot discards its second choice instead: the pile is
+  about to be turned over unshuffled (BR-17), and two steady players who
+  each hold what the other waits for would otherwise go round for ever.
 
 The bot is pure: no randomness and no clock, so the same view always gives
 the same action. A call costs well under a millisecond: hands are at most
@@ -55,7 +59,8 @@ def choose(view: View) -> Action | None:
     if view.get("step") == "draw":
         return _draw(hand, table, discard)
     seen = set(discard).union(*(cards for _, _, cards in table))
-    return _play(hand, table, view.get("must_not_discard"), bool(view.get("can_meld")), seen)
+    return _play(hand, table, view.get("must_not_discard"), bool(view.get("can_meld")), seen,
+                 stock_empty=view.get("stock_count") == 0)
 
 
 # --- hand analysis --------------------------------------------------------------
@@ -167,12 +172,14 @@ def _joins_meld(hand: list[str], card: str) -> bool:
 class _Plan:
     """One way to play the rest of a turn before the discard."""
 
-    actions: tuple[Action, ...]  # the meld and lay-offs, in order; none targets an unlaid meld
+    # The meld and lay-offs in order. Only the first is ever played from a plan,
+    # and it never needs this turn's meld, whose id (None here) is not known yet.
+    actions: tuple[Action, ...]
     left: Hand  # the hand once they are all down
 
 
 def _play(hand: list[str], table: list[TableMeld], must: str | None, can_meld: bool,
-          seen: set[str]) -> Action:
+          seen: set[str], stock_empty: bool) -> Action:
     cards = frozenset(hand)
     splitter = _Splitter(cards)
     best: tuple[tuple[bool, int, int, int], _Plan] | None = None
@@ -190,7 +197,7 @@ def _play(hand: list[str], table: list[TableMeld], must: str | None, can_meld: b
     plan = best[1]
     if plan.actions:
         return plan.actions[0]
-    return {"kind": "discard", "card": _discard(splitter, plan.left, must, seen)}
+    return {"kind": "discard", "card": _discard(splitter, plan.left, must, seen, stock_empty)}
 
 
 def _plan(splitter: _Splitter, cards: Hand, table: list[TableMeld], meld: Hand | None,
@@ -256,7 +263,8 @@ def _score(cards: Hand, plan: _Plan, must: str | None, splitter: _Splitter
 # --- the discard ----------------------------------------------------------------
 
 
-def _discard(splitter: _Splitter, left: Hand, must: str | None, seen: set[str]) -> str:
+def _discard(splitter: _Splitter, left: Hand, must: str | None, seen: set[str],
+             stock_empty: bool) -> str:
     base = splitter.deadwood(left)
     dead = splitter.deadwood_cards(left)
 
@@ -265,7 +273,13 @@ def _discard(splitter: _Splitter, left: Hand, must: str | None, seen: set[str]) 
         breakage = splitter.deadwood(left - {card}) - (base - pip_value(card))
         return breakage, _is_near_meld(card, dead, left, seen), -pip_value(card), sort_key(card)
 
-    return min((c for c in left if c != must), key=key)
+    ranked = sorted((c for c in left if c != must), key=key)
+    if stock_empty and len(ranked) > 1:
+        # The pile is about to become the stock again in the same order (BR-17),
+        # so the same play would bring the same cards round again, possibly for
+        # ever; changing the hand's make-up once a round breaks such a cycle.
+        return ranked[1]
+    return ranked[0]
 
 
 def _is_near_meld(card: str, dead: Hand, hand: Hand, seen: set[str]) -> bool:

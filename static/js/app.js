@@ -30,6 +30,8 @@ function socketUrl() {
 
 const socket = new GameSocket(socketUrl);
 const main = document.getElementById('app');
+// Handy from the browser console (and for tests): the live socket.
+window.kartu = { socket };
 let screen = null;
 
 export function navigate(url, { replace = false } = {}) {
@@ -74,10 +76,12 @@ class RoomScreen {
     this.closed = true;
     for (const off of this.unsubscribe) off();
     this.table?.destroy();
-    // A spectator who walks away stops counting as one; a seated player keeps
-    // the seat (the lobby offers "Rejoin") unless they press Leave.
-    if (this.joined && this.role === 'spectator') {
-      socket.request({ type: 'leave', room: this.roomId }, { queue: false }).catch(() => {});
+    // Leaving the page's table leaves the room: a spectator stops counting as
+    // one; a player keeps a seat in a running game (the lobby offers "Rejoin")
+    // and gives it up only before the game starts.
+    if (this.joined) {
+      socket.request({ type: 'leave', room: this.roomId }, { queue: false, timeout: 3000 })
+        .catch(() => {});
     }
     socket.forgetRoom(this.roomId);
   }
@@ -111,9 +115,6 @@ class RoomScreen {
   }
 
   leave() {
-    this.joined = false;
-    socket.request({ type: 'leave', room: this.roomId }, { queue: false, timeout: 3000 }).catch(() => {});
-    socket.forgetRoom(this.roomId);
     navigate('/');
   }
 

@@ -21,6 +21,8 @@ const OPTION_INFO = {
   timer_s: { label: 'Timer', unit: 's', min: 1 },
   frantic: { label: 'Frantic mode' },
   return_window_s: { label: 'Return window', unit: 's', min: 0 },
+  rounds: { label: 'Rounds', min: 1 },
+  round_pause_ms: { label: 'Pause between rounds', unit: 'ms', min: 0, max: 60000, step: 500 },
 };
 // Never offered in the form: set by tests and the daily mode.
 const HIDDEN_OPTIONS = new Set(['seed', 'scenario']);
@@ -30,7 +32,6 @@ const STATUS_LABELS = { waiting: 'Waiting', playing: 'Playing', finished: 'Finis
 
 function optionDefaults(game) {
   const defaults = { bot_delay_ms: 800, fill_bots: false, ...(game.options || {}) };
-  if (!('turn_clock_s' in defaults) && game.game !== 'remmi_demmi') defaults.turn_clock_s = 60;
   for (const key of HIDDEN_OPTIONS) delete defaults[key];
   return defaults;
 }

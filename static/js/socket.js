@@ -246,6 +246,8 @@ export class GameSocket {
   request(msg, { timeout = REQUEST_TIMEOUT_MS, queue = true } = {}) {
     const ref = this.nextRef++;
     const frame = JSON.stringify({ ...msg, ref });
+    // A join is answered with a fresh snapshot, whatever was seen before.
+    if (msg.type === 'join') this.forgetRoom(msg.room);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(ref);

@@ -562,7 +562,7 @@ export class BasicRummyTable {
             ? `${parseCard(id)?.name}: taken from the discard pile, it cannot be discarded this turn` : null,
           onClick: () => this.toggle(id),
         })) : h('p', { class: 'muted' }, playing ? '' : 'No cards in hand.')),
-      h('div', { class: 'controls' },
+      playing ? h('div', { class: 'controls' },
         h('div', { class: 'sort', role: 'group', 'aria-label': 'Sort the hand' },
           h('span', { class: 'small muted' }, 'Sort'),
           h('button', {
@@ -581,8 +581,8 @@ export class BasicRummyTable {
           h('button', {
             type: 'button', class: 'btn btn-accent', testid: 'btn-discard', disabled: !canDiscard,
             onclick: () => this.discard(),
-          }, 'Discard'))),
-      h('p', { class: 'hint', testid: 'hint' }, this.hintText()),
+          }, 'Discard'))) : null,
+      playing ? h('p', { class: 'hint', testid: 'hint' }, this.hintText()) : null,
       this.errorLine());
   }
 

@@ -80,8 +80,9 @@ def create_room(base_url: str, guest: dict[str, Any], seats: int, **options: Any
     return str(response.json()["room_id"])
 
 
-def scenario(dealer: int, hands: list[list[str]], stock: list[str], discard: list[str]
-             ) -> dict[str, Any]:
+def scenario(
+    dealer: int, hands: list[list[str]], stock: list[str], discard: list[str]
+) -> dict[str, Any]:
     return {"dealer": dealer, "hands": hands, "stock": stock, "discard": discard}
 
 
@@ -90,8 +91,14 @@ def scenario(dealer: int, hands: list[list[str]], stock: list[str], discard: lis
 OpenPage = Callable[..., Any]
 
 
-def new_page(browser: Any, url: str, identity: dict[str, Any] | None = None,
-             width: int = 1280, height: int = 800, errors: list[str] | None = None) -> Any:
+def new_page(
+    browser: Any,
+    url: str,
+    identity: dict[str, Any] | None = None,
+    width: int = 1280,
+    height: int = 800,
+    errors: list[str] | None = None,
+) -> Any:
     context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(TIMEOUT_MS)
     if identity is not None:
@@ -111,8 +118,9 @@ def open_page(browser: Any) -> Iterator[OpenPage]:
     pages: list[Any] = []
     errors: list[str] = []
 
-    def _open(url: str, identity: dict[str, Any] | None = None, width: int = 1280,
-              height: int = 800) -> Any:
+    def _open(
+        url: str, identity: dict[str, Any] | None = None, width: int = 1280, height: int = 800
+    ) -> Any:
         page = new_page(browser, url, identity, width, height, errors)
         pages.append(page)
         return page
@@ -141,14 +149,20 @@ class Table:
         self.page.wait_for_selector(f'[data-testid="table"][data-phase="{phase}"]')
 
     def hand(self) -> list[str]:
-        return list(self.page.eval_on_selector_all(
-            '[data-testid="hand"] [data-card]', "els => els.map(e => e.dataset.card)"))
+        return list(
+            self.page.eval_on_selector_all(
+                '[data-testid="hand"] [data-card]', "els => els.map(e => e.dataset.card)"
+            )
+        )
 
     def melds(self) -> dict[str, list[str]]:
-        return dict(self.page.eval_on_selector_all(
-            '[data-testid="melds"] [data-meld]',
-            "els => els.map(e => [e.dataset.meld,"
-            " [...e.querySelectorAll('[data-card]')].map(c => c.dataset.card)])"))
+        return dict(
+            self.page.eval_on_selector_all(
+                '[data-testid="melds"] [data-meld]',
+                "els => els.map(e => [e.dataset.meld,"
+                " [...e.querySelectorAll('[data-card]')].map(c => c.dataset.card)])",
+            )
+        )
 
     def stock_count(self) -> int:
         return int(self.by_id("stock-count").inner_text())
@@ -159,8 +173,9 @@ class Table:
 
     def visible_card_ids(self) -> set[str]:
         """Every face-up card id anywhere in the page's DOM."""
-        return set(self.page.eval_on_selector_all(
-            "[data-card]", "els => els.map(e => e.dataset.card)"))
+        return set(
+            self.page.eval_on_selector_all("[data-card]", "els => els.map(e => e.dataset.card)")
+        )
 
     # --- waiting ---
 
@@ -168,27 +183,33 @@ class Table:
         self.page.wait_for_selector('[data-testid="stock"]:enabled', timeout=15_000)
 
     def wait_turn_of(self, seat: int) -> None:
-        self.page.wait_for_selector(f'[data-testid="seat-{seat}"][data-turn="true"]',
-                                    timeout=15_000)
+        self.page.wait_for_selector(
+            f'[data-testid="seat-{seat}"][data-turn="true"]', timeout=15_000
+        )
 
     def wait_log(self, text: str) -> None:
         """Waits for a line of the table log containing ``text``."""
         self.page.wait_for_function(
             "text => [...document.querySelectorAll('[data-testid=\"log\"] li')]"
             ".some(li => li.textContent.includes(text))",
-            arg=text, timeout=15_000)
+            arg=text,
+            timeout=15_000,
+        )
 
     def wait_discard_top_not(self, card: str) -> None:
         """Waits until someone else's move changes the top of the discard pile."""
         self.page.wait_for_function(
             "card => document.querySelector('[data-testid=\"discard-top\"]')"
             "?.dataset.card !== card",
-            arg=card, timeout=15_000)
+            arg=card,
+            timeout=15_000,
+        )
 
     def wait_hand_size(self, size: int) -> None:
         self.page.wait_for_function(
             "n => document.querySelectorAll('[data-testid=\"hand\"] [data-card]').length === n",
-            arg=size)
+            arg=size,
+        )
 
     def wait_meld_with(self, cards: list[str]) -> str:
         """Waits until one meld on the table holds all of ``cards``; returns its id."""
@@ -200,7 +221,8 @@ class Table:
                 }
                 return false;
             }""",
-            arg=cards)
+            arg=cards,
+        )
         return str(handle.json_value())
 
     def record_turns(self) -> None:
@@ -211,12 +233,14 @@ class Table:
                 const note = () => {
                     const t = document.querySelector('[data-testid="table"]');
                     const turn = t ? t.dataset.turn : '';
-                    if (window.__turns[window.__turns.length - 1] !== turn) window.__turns.push(turn);
+                    const last = window.__turns[window.__turns.length - 1];
+                    if (last !== turn) window.__turns.push(turn);
                 };
                 note();
                 new MutationObserver(note).observe(document.getElementById('app'),
                     {childList: true, subtree: true, attributes: true});
-            }""")
+            }"""
+        )
 
     def recorded_turns(self) -> list[str]:
         return list(self.page.evaluate("() => window.__turns"))
@@ -296,5 +320,6 @@ def no_horizontal_overflow(page: Any) -> dict[str, Any]:
                 .map(el => `${el.tagName.toLowerCase()}.${el.className}`
                     + ` right=${Math.round(el.getBoundingClientRect().right)}`);
             return {scrollWidth: document.documentElement.scrollWidth, clientWidth: width, wide};
-        }""")
+        }"""
+    )
     return result

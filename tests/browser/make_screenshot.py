@@ -49,8 +49,9 @@ def make_screenshot(output: Path = OUTPUT) -> Path:
         server = start_server(Path(tmp))
         try:
             ana = new_guest(server.url, "Ana")
-            room = create_room(server.url, ana, 3, scenario=DEAL, bot_delay_ms=250,
-                               turn_clock_s=60, target=100)
+            room = create_room(
+                server.url, ana, 3, scenario=DEAL, bot_delay_ms=250, turn_clock_s=60, target=100
+            )
             with sync_playwright() as playwright:
                 browser = launch(playwright)
                 try:

@@ -77,8 +77,9 @@ def test_lobby_to_a_game_against_a_bot(live_server, open_page: OpenPage) -> None
     assert page.get_by_test_id("scores").is_visible()
 
 
-def test_invite_link_takes_a_free_seat_then_watches_when_full(live_server,
-                                                               open_page: OpenPage) -> None:
+def test_invite_link_takes_a_free_seat_then_watches_when_full(
+    live_server, open_page: OpenPage
+) -> None:
     owner = new_guest(live_server.url, "Olga")
     room = create_room(live_server.url, owner, 2, bot_delay_ms=0)
     host = open_page(f"{live_server.url}/?room={room}", identity=owner)

@@ -86,6 +86,7 @@ def test_phone_hand_of_ten_wraps(live_server, open_page: OpenPage) -> None:
     table.wait_phase("playing")
     page.wait_for_selector('[data-testid="hand"] [data-card]')
     rows = page.eval_on_selector_all(
-        '[data-testid="hand"] [data-card]', "els => new Set(els.map(e => e.offsetTop)).size")
+        '[data-testid="hand"] [data-card]', "els => new Set(els.map(e => e.offsetTop)).size"
+    )
     assert rows >= 2
     assert_fits(page)

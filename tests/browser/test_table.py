@@ -28,8 +28,9 @@ STOCK = ["4S", "8C", "QC", "6D", "2D", "TC", "4C", "JC", "QS", "8S", "KS", "3D",
 DEAL = scenario(dealer=1, hands=[ANA, BOT], stock=STOCK, discard=["JS"])
 
 
-def start_scenario_room(base_url: str, guest: dict[str, Any], open_page: OpenPage,
-                        **options: Any) -> tuple[str, Any]:
+def start_scenario_room(
+    base_url: str, guest: dict[str, Any], open_page: OpenPage, **options: Any
+) -> tuple[str, Any]:
     room = create_room(base_url, guest, 2, scenario=DEAL, bot_delay_ms=150, **options)
     page = open_page(f"{base_url}/?room={room}", identity=guest)
     table = Table(page)
@@ -41,8 +42,9 @@ def start_scenario_room(base_url: str, guest: dict[str, Any], open_page: OpenPag
     return room, page
 
 
-def test_melds_lay_offs_and_a_spectator_who_never_sees_a_hand(live_server,
-                                                                open_page: OpenPage) -> None:
+def test_melds_lay_offs_and_a_spectator_who_never_sees_a_hand(
+    live_server, open_page: OpenPage
+) -> None:
     ana = new_guest(live_server.url, "Ana")
     room = create_room(live_server.url, ana, 2, scenario=DEAL, bot_delay_ms=150)
 
@@ -50,8 +52,10 @@ def test_melds_lay_offs_and_a_spectator_who_never_sees_a_hand(live_server,
     sam = new_guest(live_server.url, "Sam")
     watch_page = open_page(f"{live_server.url}/?room={room}&watch=1", identity=sam)
     frames: list[Any] = []
-    watch_page.on("websocket", lambda ws: ws.on(
-        "framereceived", lambda payload: frames.append(json.loads(payload))))
+    watch_page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda payload: frames.append(json.loads(payload))),
+    )
     watch_page.reload()
     watcher = Table(watch_page)
     watcher.wait_phase("waiting")
@@ -78,7 +82,8 @@ def test_melds_lay_offs_and_a_spectator_who_never_sees_a_hand(live_server,
     assert "4S" in me.hand()
     watch_page.wait_for_function(
         "n => document.querySelector('[data-testid=\"stock-count\"]').textContent === String(n)",
-        arg=len(STOCK) - 1)
+        arg=len(STOCK) - 1,
+    )
     before_any_meld = len(frames)
     run = me.meld("AS", "2S", "3S", "4S")
     me.lay_off("5S", run)
@@ -116,7 +121,8 @@ def test_melds_lay_offs_and_a_spectator_who_never_sees_a_hand(live_server,
     me.wait_my_turn_to_draw()
     watch_page.wait_for_function(
         "n => document.querySelector('[data-testid=\"stock-count\"]').textContent === String(n)",
-        arg=me.stock_count())
+        arg=me.stock_count(),
+    )
 
     # The seat chips show hand sizes, never cards. 9S never left Ana's hand, and
     # nothing of her hand was public before her first meld: the spectator's
@@ -142,7 +148,7 @@ def test_a_refused_action_shows_an_inline_error(live_server, open_page: OpenPage
     _, page = start_scenario_room(live_server.url, ana, open_page)
     me = Table(page)
     dialogs: list[Any] = []
-    page.on("dialog", dialogs.append)
+    page.on("dialog", lambda dialog: dialogs.append(dialog))
     me.wait_my_turn_to_draw()
     error = page.get_by_test_id("error")
     assert error.is_hidden()
@@ -162,19 +168,31 @@ def test_a_refused_action_shows_an_inline_error(live_server, open_page: OpenPage
     page.get_by_test_id("card-KC").click()  # deselect
     me.select("9S", "JD", "KC")
     page.get_by_test_id("btn-meld").click()
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"error\"]').hidden")
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"error\"]').hidden")
     assert error.inner_text()
     assert len(me.hand()) == 11
     assert me.melds() == {}
     assert not dialogs, "errors belong inline, not in dialogs"
 
 
-
-def test_a_reload_keeps_the_guest_and_the_seat(live_server, open_page: OpenPage) -> None:
+def test_a_dropped_socket_or_a_reload_keeps_the_guest_and_the_seat(
+    live_server, open_page: OpenPage
+) -> None:
     ana = new_guest(live_server.url, "Ana")
     _, page = start_scenario_room(live_server.url, ana, open_page)
     me = Table(page)
+    me.wait_my_turn_to_draw()
+
+    # The connection drops: the client reconnects by itself, re-joins, and plays on.
+    version = int(page.get_by_test_id("table").get_attribute("data-version"))
+    with page.expect_websocket() as reconnected:
+        page.evaluate("() => window.kartu.socket.ws.close()")
+    assert f"token={ana['token']}" in reconnected.value.url
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=\"table\"]').dataset.version) > v",
+        arg=version,
+    )
+    assert sorted(me.hand()) == sorted(ANA)
     me.wait_my_turn_to_draw()
     me.draw_stock()
     hand = sorted(me.hand())

@@ -682,6 +682,7 @@ def test_br_18_below_the_target_the_match_goes_on() -> None:
     state, _ = play(state, 0, discard("KC"))
     assert state.phase == "deal_over" and GAME.outcome(state) is None
     state, events = play(state, 1, {"kind": "next_deal"})
+    assert [e["kind"] for e in events] == ["deal_started"]
     assert state.phase == "playing" and state.deal == 2 and state.scores[0] > 0
     assert state.result is None and len(state.results) == 1
 

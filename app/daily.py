@@ -1,0 +1,528 @@
+"""The daily deal and its leaderboards.
+
+Every game has a *daily deal*: a solo room against bots whose deals come from
+a seed fixed by the game and the UTC date, so everyone playing that game that
+day gets the same cards, and the bots (which are deterministic) answer the
+same moves the same way.
+
+Terms:
+
+- *day*: a UTC date. *Today* comes from :func:`today`, which a test may
+  replace through ``app.state.daily_today`` (a function returning a date).
+- *seed*: ``derive_seed(day_key, game, day)``, where ``day_key`` is an
+  HMAC-SHA256 of ``game`` and ``day`` under the server's daily secret
+  (``KARTU_DAILY_SECRET``, or one the store makes once and keeps). The HMAC
+  matters: ``derive_seed`` is a fast, invertible mix, so a revealed seed of
+  ``derive_seed(secret, ...)`` would give away the secret's hash state and
+  with it every other day's seed. Through the HMAC a revealed seed says
+  nothing about another day's.
+- *seed hash*: ``sha256("kartu-daily:{game}:{day}:{seed}")`` in hex,
+  published at any time; the seed itself only once its day is over, so
+  anyone can then check the hash and replay every ranked game of that day.
+- *entry*: one daily room of one player (``daily_entries``). A player's first
+  daily room of a game and day is *ranked*; every later one is *practice*
+  (the same deal, never on the leaderboard). A ranked entry is ``playing``,
+  then ``finished`` (its score is on the board) or ``abandoned``: its room is
+  gone (a restart) or its player sent ``leave`` during the game. An abandoned
+  entry stays unranked for good, so nobody can restart for a better deal;
+  a player whose connection merely dropped gets the same room back.
+- *rank key*: the score as the board sorts it, lower first: the score where
+  the lowest wins (:data:`LOWER_IS_BETTER`), minus the score elsewhere. Equal
+  keys share a rank (1, 2, 2, 4); the earlier finish is listed first.
+
+Privacy: daily rooms are private (no spectators, not in the lobby), their
+options carry no seed, and their replays stay hidden (403 ``daily_private``)
+until their day is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import hmac
+import logging
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Response
+from fastapi.responses import HTMLResponse
+from sqlalchemy.exc import IntegrityError
+
+from app.api import ApiError, CurrentPlayer, Registry, authenticate, get_settings, get_store
+from app.rooms import RoomRegistry
+from app.settings import Settings
+from app.store import DailyEntryRecord, PlayerRecord, Store
+from engine.errors import BadOptions
+from engine.game import Game, Outcome
+from engine.games import find_game
+from engine.options import validate_room_options
+from engine.rng import derive_seed
+from engine.room import Change, Join, Leave, RoomActor, RoomCore, RoomSink, Start
+
+log = logging.getLogger("kartu.daily")
+
+router = APIRouter()
+
+# Seats and game options of each game's daily deal. A game missing here plays
+# its catalog defaults at DEFAULT_SEATS (or the nearest count it allows).
+DAILY_GAMES: dict[str, tuple[int, dict[str, Any]]] = {
+    "basic_rummy": (4, {"deals": 3}),
+    "indonesian_remi": (4, {}),
+    "traditional_remi": (4, {}),
+    "remmi_demmi": (4, {}),
+}
+DEFAULT_SEATS = 4
+DAILY_BOT_DELAY_MS = 600
+# Games whose lowest final score wins (penalty points); elsewhere the highest wins.
+LOWER_IS_BETTER = frozenset({"traditional_remi"})
+SECRET_NAME = "daily"
+LEADERBOARD_DEFAULT = 50
+LEADERBOARD_MAX = 500
+
+
+# --- the deal -----------------------------------------------------------------
+
+
+def daily_setup(game: Game, overrides: dict[str, dict[str, Any]] | None = None
+                ) -> tuple[int, dict[str, Any]]:
+    """The daily room's seat count and options (validated, without the seed).
+
+    A solo game: bots fill the other seats, there is no turn clock, and the
+    player sits in seat 0. ``overrides`` (``KARTU_DAILY_OPTIONS``) is laid over
+    the game's line of :data:`DAILY_GAMES`.
+    """
+    default_seats = max(game.min_players, min(DEFAULT_SEATS, game.max_players))
+    seats, own = DAILY_GAMES.get(game.name, (default_seats, {}))
+    options: dict[str, Any] = {"bot_delay_ms": DAILY_BOT_DELAY_MS, "fill_bots": True, **own}
+    if game.turn_based:
+        options["turn_clock_s"] = 0
+    options.update((overrides or {}).get(game.name, {}))
+    for fixed in ("seed", "scenario"):
+        options.pop(fixed, None)
+    return seats, validate_room_options(game, options, seats)
+
+
+def day_seed(secret: str, game: str, day: dt.date) -> int:
+    """The seed of ``game``'s daily deal on ``day``; needs the server's secret."""
+    day_key = hmac.new(secret.encode(), f"kartu-daily:{game}:{day.isoformat()}".encode(),
+                       hashlib.sha256).hexdigest()
+    return derive_seed(day_key, game, day.isoformat())
+
+
+def seed_hash(game: str, day: dt.date, seed: int) -> str:
+    """The published commitment to a day's seed: sha256 hex of ``kartu-daily:game:day:seed``."""
+    return hashlib.sha256(f"kartu-daily:{game}:{day.isoformat()}:{seed}".encode()).hexdigest()
+
+
+def rank_key(game: str, score: int) -> int:
+    """The score as the leaderboard sorts it: lower is better."""
+    return score if game in LOWER_IS_BETTER else -score
+
+
+# --- the day --------------------------------------------------------------------
+
+
+def utc_today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
+
+
+def today(app: FastAPI) -> dt.date:
+    """Today's UTC date, or what ``app.state.daily_today()`` says (tests)."""
+    clock: Callable[[], dt.date] | None = getattr(app.state, "daily_today", None)
+    return clock() if clock is not None else utc_today()
+
+
+def day_is_over(day: dt.date, now: dt.date) -> bool:
+    """True once ``day`` is in the past: its seed and its rooms' replays are public."""
+    return day < now
+
+
+async def replay_is_private(app: FastAPI, store: Store, room_id: str) -> bool:
+    """True for a daily room whose day is not over yet (its replay shows the deal)."""
+    day = await store.daily_date(room_id)
+    return day is not None and not day_is_over(day, today(app))
+
+
+async def daily_secret(app: FastAPI) -> str:
+    """``KARTU_DAILY_SECRET``, else the secret the store made once and keeps."""
+    settings: Settings = app.state.settings
+    if settings.daily_secret:
+        return settings.daily_secret
+    secret: str | None = getattr(app.state, "daily_secret_cache", None)
+    if secret is None:
+        store: Store = app.state.store
+        secret = await store.server_secret(SECRET_NAME)
+        app.state.daily_secret_cache = secret
+    return secret
+
+
+# --- daily rooms ------------------------------------------------------------------
+
+
+class DailySink:
+    """A daily room's sink: passes every change on, and notices its player leaving.
+
+    A ``leave`` while the game is being played gives the game up: the entry
+    becomes ``abandoned`` (a dropped connection is no leave: the player may
+    come back).
+    """
+
+    def __init__(self, inner: RoomSink, store: Store, player_id: str) -> None:
+        self.inner = inner
+        self.store = store
+        self.player_id = player_id
+        self.left = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def changed(self, room: RoomCore, change: Change) -> None:
+        self.inner.changed(room, change)
+        if self.left or room.status != "playing":
+            return
+        seat = room.seat_of(self.player_id)
+        if any(e.get("kind") == "left" and e.get("seat") == seat for e in change.events):
+            self.left = True
+            log.info("daily_left", extra={"fields": {"room": room.room_id,
+                                                     "player": self.player_id}})
+            task = asyncio.get_running_loop().create_task(
+                self.store.abandon_daily_entry(room.room_id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def finished(self, room: RoomCore, outcome: Outcome) -> None:
+        self.inner.finished(room, outcome)
+
+
+def _left(actor: RoomActor | None) -> bool:
+    return actor is not None and isinstance(actor.core.sink, DailySink) and actor.core.sink.left
+
+
+def _running(actor: RoomActor | None) -> bool:
+    return (actor is not None and actor.core.status in ("waiting", "playing")
+            and not _left(actor))
+
+
+def effective_status(entry: DailyEntryRecord, registry: RoomRegistry) -> str:
+    """The entry's status, counting a ``playing`` one whose game is gone as abandoned."""
+    if entry.status == "playing":
+        actor = registry.get(entry.room_id)
+        if actor is None or _left(actor):
+            return "abandoned"
+    return entry.status
+
+
+def finish_listener(store: Store) -> Callable[[RoomCore, Outcome], Awaitable[None]]:
+    """For ``registry.finish_listeners``: records a finished daily game's score."""
+
+    async def on_finish(room: RoomCore, outcome: Outcome) -> None:
+        if not room.private or (isinstance(room.sink, DailySink) and room.sink.left):
+            return
+        entry = await store.daily_entry_for_room(room.room_id)
+        if entry is None or entry.status != "playing":
+            return
+        seat = room.seat_of(entry.player_id)
+        if seat is None:
+            return
+        score = int(outcome.scores[seat])
+        await store.finish_daily_entry(room.room_id, score, rank_key(entry.game, score),
+                                       dt.datetime.now(dt.UTC))
+        log.info("daily_finished", extra={"fields": {
+            "room": room.room_id, "game": entry.game, "date": entry.date.isoformat(),
+            "player": entry.player_id, "score": score, "ranked": entry.ranked}})
+
+    return on_finish
+
+
+# --- HTTP ---------------------------------------------------------------------------
+
+StoreDep = Annotated[Store, Depends(get_store)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+DayQuery = Annotated[dt.date | None, Query(alias="date", description="YYYY-MM-DD (UTC)")]
+
+
+async def optional_player(
+    store: StoreDep, authorization: Annotated[str | None, Header()] = None
+) -> PlayerRecord | None:
+    """The Bearer token's player, or None (no token, or one nobody holds)."""
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return await authenticate(store, token.strip())
+
+
+OptionalPlayer = Annotated[PlayerRecord | None, Depends(optional_player)]
+
+
+def _game(name: str) -> Game:
+    game = find_game(name)
+    if game is None:
+        raise ApiError(404, "unknown_game", f"there is no game {name!r}")
+    return game
+
+
+def _setup(game: Game, settings: Settings) -> tuple[int, dict[str, Any]]:
+    try:
+        return daily_setup(game, settings.daily_options)
+    except BadOptions as err:  # a bad KARTU_DAILY_OPTIONS
+        raise ApiError(500, "daily_misconfigured", f"daily options for {game.name}: {err}"
+                       ) from err
+
+
+def _lock(app: FastAPI, key: tuple[str, ...]) -> asyncio.Lock:
+    locks: weakref.WeakValueDictionary[tuple[str, ...], asyncio.Lock] | None = getattr(
+        app.state, "daily_locks", None)
+    if locks is None:
+        locks = app.state.daily_locks = weakref.WeakValueDictionary()
+    lock = locks.get(key)
+    if lock is None:
+        lock = locks[key] = asyncio.Lock()
+    return lock
+
+
+async def _open_room(game: Game, day: dt.date, player: PlayerRecord, *, ranked: bool,
+                     registry: RoomRegistry, store: Store, settings: Settings, secret: str
+                     ) -> tuple[RoomActor, bool]:
+    """Creates, records, seats and starts a daily room; returns it and whether it is ranked."""
+    seats, options = _setup(game, settings)
+    seed = day_seed(secret, game.name, day)
+    actor = await registry.create(game, seats, {**options, "seed": seed}, player.id,
+                                  private=True)
+    core = actor.core
+    # The seed must not reach the room's summary or the replay's options.
+    core.options.pop("seed", None)
+    core.sink = DailySink(core.sink, store, player.id)
+    try:
+        await store.create_daily_entry(game.name, day, player.id, core.room_id, ranked=ranked)
+    except IntegrityError:
+        if not ranked:
+            raise
+        # Another process got the ranked game first: this one is practice.
+        ranked = False
+        await store.create_daily_entry(game.name, day, player.id, core.room_id, ranked=False)
+    seat = await actor.call(Join(player.id, player.name, "player"))
+    await actor.call(Start(player.id))
+    # The seat is the player's; the connection is the WebSocket's to make.
+    await actor.call(Leave(player.id, seat, disconnect=True))
+    return actor, ranked
+
+
+@router.post("/api/daily/{game}")
+async def play_daily(game: str, request: Request, response: Response, player: CurrentPlayer,
+                     registry: Registry, store: StoreDep, settings: SettingsDep
+                     ) -> dict[str, Any]:
+    """Today's daily room of ``game`` for the caller: the ranked one, or practice.
+
+    201 with a new room; 200 with the caller's ranked room still being played.
+    """
+    rules = _game(game)
+    day = today(request.app)
+    secret = await daily_secret(request.app)
+    async with _lock(request.app, (player.id, game, day.isoformat())):
+        entry = await store.ranked_daily_entry(game, day, player.id)
+        if entry is not None and entry.status == "playing":
+            actor = registry.get(entry.room_id)
+            if _running(actor):
+                assert actor is not None
+                response.status_code = 200
+                return _room_answer(actor, day, ranked=True, resumed=True, secret=secret)
+            if actor is None or _left(actor):
+                await store.abandon_daily_entry(entry.room_id)
+        actor, ranked = await _open_room(rules, day, player, ranked=entry is None,
+                                         registry=registry, store=store, settings=settings,
+                                         secret=secret)
+    log.info("daily_opened", extra={"fields": {"room": actor.core.room_id, "game": game,
+                                               "date": day.isoformat(), "player": player.id,
+                                               "ranked": ranked}})
+    response.status_code = 201
+    return _room_answer(actor, day, ranked=ranked, resumed=False, secret=secret)
+
+
+def _room_answer(actor: RoomActor, day: dt.date, *, ranked: bool, resumed: bool, secret: str
+                 ) -> dict[str, Any]:
+    core = actor.core
+    return {
+        "room_id": core.room_id, "game": core.game.name, "date": day.isoformat(),
+        "ranked": ranked, "resumed": resumed, "seat": core.seat_of(core.owner_id),
+        "seats": core.seat_count, "status": core.status, "options": core.options,
+        "seed_hash": seed_hash(core.game.name, day, day_seed(secret, core.game.name, day)),
+    }
+
+
+def _seed_facts(game: str, day: dt.date, now: dt.date, secret: str) -> dict[str, Any]:
+    seed = day_seed(secret, game, day)
+    return {"date": day.isoformat(), "seed_hash": seed_hash(game, day, seed),
+            "seed": seed if day_is_over(day, now) else None}
+
+
+@router.get("/api/daily/{game}")
+async def daily_info(game: str, request: Request, registry: Registry, store: StoreDep,
+                     settings: SettingsDep, player: OptionalPlayer, day: DayQuery = None
+                     ) -> dict[str, Any]:
+    """A day's daily deal of ``game``: its seed hash, its seed once the day is over."""
+    rules = _game(game)
+    now = today(request.app)
+    day = day or now
+    secret = await daily_secret(request.app)
+    seats, options = _setup(rules, settings)
+    you: dict[str, Any] | None = None
+    if player is not None:
+        entry = await store.ranked_daily_entry(game, day, player.id)
+        if entry is not None:
+            you = {"status": effective_status(entry, registry), "room_id": entry.room_id,
+                   "score": entry.score, "rank": await _rank(store, entry)}
+    return {
+        "game": game, **_seed_facts(game, day, now, secret), "options": options,
+        "seats": seats, "ranking": "lowest" if game in LOWER_IS_BETTER else "highest",
+        "you": you, "yesterday": _seed_facts(game, day - dt.timedelta(days=1), now, secret),
+    }
+
+
+async def _rank(store: Store, entry: DailyEntryRecord) -> int | None:
+    if entry.rank_key is None:
+        return None
+    return await store.daily_rank(entry.game, entry.date, entry.rank_key)
+
+
+@router.get("/api/leaderboard/{game}")
+async def leaderboard(
+    game: str, request: Request, registry: Registry, store: StoreDep, player: OptionalPlayer,
+    day: DayQuery = None,
+    limit: Annotated[int, Query(ge=1, le=LEADERBOARD_MAX)] = LEADERBOARD_DEFAULT,
+) -> dict[str, Any]:
+    """The day's ranking of ``game`` (default today), best first, and the caller's place."""
+    _game(game)
+    day = day or today(request.app)
+    lines = await store.leaderboard(game, day, limit)
+    you: dict[str, Any] | None = None
+    if player is not None:
+        entry = await store.ranked_daily_entry(game, day, player.id)
+        if entry is not None:
+            you = {"player_id": player.id, "name": player.name,
+                   "status": effective_status(entry, registry), "score": entry.score,
+                   "rank": await _rank(store, entry)}
+    return {
+        "game": game, "date": day.isoformat(),
+        "ranking": "lowest" if game in LOWER_IS_BETTER else "highest",
+        "entries": [{"rank": line.rank, "player_id": line.player_id, "name": line.name,
+                     "score": line.score} for line in lines],
+        "total": await store.board_size(game, day),
+        "you": you,
+    }
+
+
+@router.get("/api/players/{player_id}/stats")
+async def player_stats(player_id: str, store: StoreDep,
+                       game: Annotated[str | None, Query()] = None) -> dict[str, Any]:
+    """A player's ranked daily games per game: how many, the best score, the mean."""
+    if game is not None:
+        _game(game)
+    names = await store.player_names([player_id])
+    if player_id not in names:
+        raise ApiError(404, "unknown_player", f"there is no player {player_id!r}")
+    stats = {s.game: s for s in await store.daily_stats(player_id, game)}
+    games = [game] if game is not None else sorted(stats)
+    out = []
+    for name in games:
+        line = stats.get(name)
+        best = None if line is None else (line.low if name in LOWER_IS_BETTER else line.high)
+        average = None if line is None or line.average is None else round(line.average, 2)
+        out.append({"game": name, "played": 0 if line is None else line.played,
+                    "best": best, "average": average})
+    return {"player_id": player_id, "name": names[player_id], "games": out}
+
+
+@router.get("/leaderboard", include_in_schema=False)
+async def leaderboard_page() -> HTMLResponse:
+    return HTMLResponse(LEADERBOARD_PAGE)
+
+
+LEADERBOARD_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Kartu: daily leaderboards</title>
+<style>
+  body { font-family: system-ui, sans-serif; margin: 0; background: #0c2417; color: #1d1d1f; }
+  main { max-width: 720px; margin: 24px auto; background: #fbfaf6; border-radius: 14px;
+         padding: 20px 24px; }
+  h1 { margin-top: 0; font-size: 1.4rem; }
+  form { display: flex; gap: 12px; flex-wrap: wrap; align-items: end; margin-bottom: 16px; }
+  label { display: flex; flex-direction: column; font-size: .85rem; color: #6b7280; }
+  table { width: 100%; border-collapse: collapse; }
+  th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #e6e2d6; }
+  td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+  tr.you td { background: #f2c94c; font-weight: 600; }
+  .muted { color: #6b7280; font-size: .85rem; word-break: break-all; }
+  a { color: #1d6a3d; }
+</style>
+</head>
+<body>
+<main>
+  <h1>Daily deal leaderboards</h1>
+  <form id="pick">
+    <label>Game <select id="game" data-testid="board-game"></select></label>
+    <label>Day (UTC) <input id="date" type="date" data-testid="board-date"></label>
+  </form>
+  <p id="you" data-testid="board-you"></p>
+  <table>
+    <thead><tr><th class="num">Rank</th><th>Player</th><th class="num">Score</th></tr></thead>
+    <tbody id="rows" data-testid="board-rows"></tbody>
+  </table>
+  <p id="total" class="muted"></p>
+  <p id="seed" class="muted"></p>
+  <p><a href="/">Back to the lobby</a></p>
+</main>
+<script type="module">
+const $ = (id) => document.getElementById(id);
+let identity = null;
+try { identity = JSON.parse(localStorage.getItem('kartu.identity') || 'null'); } catch {}
+const headers = identity && identity.token ? { Authorization: `Bearer ${identity.token}` } : {};
+const params = new URLSearchParams(location.search);
+$('date').value = params.get('date') || new Date().toISOString().slice(0, 10);
+
+function cell(row, text, cls) {
+  const td = row.insertCell();
+  td.textContent = text;
+  if (cls) td.className = cls;
+}
+
+async function show() {
+  const game = $('game').value;
+  const date = $('date').value;
+  history.replaceState(null, '', `?game=${encodeURIComponent(game)}&date=${date}`);
+  const q = `date=${date}`;
+  const [board, daily] = await Promise.all([
+    fetch(`/api/leaderboard/${game}?${q}&limit=50`, { headers }).then((r) => r.json()),
+    fetch(`/api/daily/${game}?${q}`).then((r) => r.json()),
+  ]);
+  const rows = $('rows');
+  rows.replaceChildren();
+  for (const line of board.entries || []) {
+    const row = rows.insertRow();
+    if (identity && line.player_id === identity.player_id) row.className = 'you';
+    cell(row, line.rank, 'num');
+    cell(row, line.name);
+    cell(row, line.score, 'num');
+  }
+  const you = board.you;
+  $('you').textContent = !you ? '' : you.rank
+    ? `You: rank ${you.rank} of ${board.total}, score ${you.score}`
+    : `You: ${you.status}`;
+  $('total').textContent = `${board.total} ranked game(s); ${board.ranking} score wins.`;
+  $('seed').textContent = daily.seed === null
+    ? `Seed hash (the seed is revealed after the day): ${daily.seed_hash}`
+    : `Seed ${daily.seed}, hash ${daily.seed_hash}`;
+}
+
+const games = await fetch('/api/games').then((r) => r.json());
+for (const g of games) $('game').add(new Option(g.title, g.game));
+if (params.get('game')) $('game').value = params.get('game');
+$('game').addEventListener('change', show);
+$('date').addEventListener('change', show);
+show();
+</script>
+</body>
+</html>
+"""
