@@ -118,15 +118,15 @@ async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
 
 @router.get("/api/rooms")
 async def list_rooms(registry: Registry) -> dict[str, Any]:
-    return {"rooms": registry.lobby()}
+    return {"rooms": await registry.lobby()}
 
 
 @router.get("/api/rooms/{room_id}")
 async def get_room(room_id: str, registry: Registry) -> dict[str, Any]:
-    actor = registry.get(room_id)
-    if actor is None:
+    summary = await registry.summary(room_id)
+    if summary is None:
         raise ApiError(404, "unknown_room", f"there is no room {room_id!r}")
-    return actor.core.summary()
+    return summary
 
 
 @router.get("/api/rooms/{room_id}/replay")

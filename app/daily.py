@@ -22,10 +22,12 @@ Terms:
 - *entry*: one daily room of one player (``daily_entries``). A player's first
   daily room of a game and day is *ranked*; every later one is *practice*
   (the same deal, never on the leaderboard). A ranked entry is ``playing``,
-  then ``finished`` (its score is on the board) or ``abandoned``: its room is
-  gone (a restart) or its player sent ``leave`` during the game. An abandoned
-  entry stays unranked for good, so nobody can restart for a better deal;
-  a player whose connection merely dropped gets the same room back.
+  then ``finished`` (its score is on the board) or ``abandoned``: its player
+  sent ``leave`` during the game, or its room is no longer served. An
+  abandoned entry stays unranked for good, so nobody can restart for a
+  better deal; while the room runs, asking again gives the same game back
+  (a dropped connection costs nothing, and a running game is never dealt
+  again).
 - *rank key*: the score as the board sorts it, lower first: the score where
   the lowest wins (:data:`LOWER_IS_BETTER`), minus the score elsewhere. Equal
   keys share a rank (1, 2, 2, 4); the earlier finish is listed first.
@@ -59,7 +61,7 @@ from engine.game import Game, Outcome
 from engine.games import find_game
 from engine.options import validate_room_options
 from engine.rng import derive_seed
-from engine.room import Change, Join, Leave, RoomActor, RoomCore, RoomSink, Start
+from engine.room import Change, Join, Leave, RoomActor, RoomCore, RoomError, Start
 
 log = logging.getLogger("kartu.daily")
 
@@ -161,54 +163,42 @@ async def daily_secret(app: FastAPI) -> str:
 # --- daily rooms ------------------------------------------------------------------
 
 
-class DailySink:
-    """A daily room's sink: passes every change on, and notices its player leaving.
+def leave_listener(store: Store) -> Callable[[RoomCore, Change], Awaitable[Any] | None]:
+    """For ``registry.change_listeners``: a ``leave`` during a daily game gives it up.
 
-    A ``leave`` while the game is being played gives the game up: the entry
-    becomes ``abandoned`` (a dropped connection is no leave: the player may
-    come back).
+    The entry becomes ``abandoned`` (a dropped connection is no leave: the
+    player may come back). It works on any process that runs the room,
+    including one that took it over or resumed it after a restart.
     """
 
-    def __init__(self, inner: RoomSink, store: Store, player_id: str) -> None:
-        self.inner = inner
-        self.store = store
-        self.player_id = player_id
-        self.left = False
-        self._tasks: set[asyncio.Task[Any]] = set()
-
-    def changed(self, room: RoomCore, change: Change) -> None:
-        self.inner.changed(room, change)
-        if self.left or room.status != "playing":
-            return
-        seat = room.seat_of(self.player_id)
+    def on_change(room: RoomCore, change: Change) -> Awaitable[Any] | None:
+        if not room.private or room.status != "playing":
+            return None
+        seat = room.seat_of(room.owner_id)
         if any(e.get("kind") == "left" and e.get("seat") == seat for e in change.events):
-            self.left = True
             log.info("daily_left", extra={"fields": {"room": room.room_id,
-                                                     "player": self.player_id}})
-            task = asyncio.get_running_loop().create_task(
-                self.store.abandon_daily_entry(room.room_id))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+                                                     "player": room.owner_id}})
+            return store.abandon_daily_entry(room.room_id)
+        return None
 
-    def finished(self, room: RoomCore, outcome: Outcome) -> None:
-        self.inner.finished(room, outcome)
+    return on_change
 
 
-def _left(actor: RoomActor | None) -> bool:
-    return actor is not None and isinstance(actor.core.sink, DailySink) and actor.core.sink.left
+async def room_state(registry: RoomRegistry, room_id: str) -> str:
+    """Where a daily room stands: ``running``, ``over`` (finished) or ``gone``
+    (no longer served). A player who left has the entry ``abandoned`` already."""
+    summary = await registry.summary(room_id)
+    if summary is None:
+        return "gone"
+    if summary["status"] in ("waiting", "playing"):
+        return "running"
+    return "over" if summary["status"] == "finished" else "gone"
 
 
-def _running(actor: RoomActor | None) -> bool:
-    return (actor is not None and actor.core.status in ("waiting", "playing")
-            and not _left(actor))
-
-
-def effective_status(entry: DailyEntryRecord, registry: RoomRegistry) -> str:
-    """The entry's status, counting a ``playing`` one whose game is gone as abandoned."""
-    if entry.status == "playing":
-        actor = registry.get(entry.room_id)
-        if actor is None or _left(actor):
-            return "abandoned"
+async def effective_status(entry: DailyEntryRecord, registry: RoomRegistry) -> str:
+    """The entry's status, counting a ``playing`` one whose game is gone or left as abandoned."""
+    if entry.status == "playing" and await room_state(registry, entry.room_id) == "gone":
+        return "abandoned"
     return entry.status
 
 
@@ -216,7 +206,7 @@ def finish_listener(store: Store) -> Callable[[RoomCore, Outcome], Awaitable[Non
     """For ``registry.finish_listeners``: records a finished daily game's score."""
 
     async def on_finish(room: RoomCore, outcome: Outcome) -> None:
-        if not room.private or (isinstance(room.sink, DailySink) and room.sink.left):
+        if not room.private:
             return
         entry = await store.daily_entry_for_room(room.room_id)
         if entry is None or entry.status != "playing":
@@ -286,12 +276,10 @@ async def _open_room(game: Game, day: dt.date, player: PlayerRecord, *, ranked: 
     """Creates, records, seats and starts a daily room; returns it and whether it is ranked."""
     seats, options = _setup(game, settings)
     seed = day_seed(secret, game.name, day)
-    actor = await registry.create(game, seats, {**options, "seed": seed}, player.id,
-                                  private=True)
+    # The seed goes apart from the options: it must not reach the room's
+    # summary or the replay's options before the day is over.
+    actor = await registry.create(game, seats, options, player.id, private=True, seed=seed)
     core = actor.core
-    # The seed must not reach the room's summary or the replay's options.
-    core.options.pop("seed", None)
-    core.sink = DailySink(core.sink, store, player.id)
     try:
         await store.create_daily_entry(game.name, day, player.id, core.room_id, ranked=ranked)
     except IntegrityError:
@@ -321,31 +309,37 @@ async def play_daily(game: str, request: Request, response: Response, player: Cu
     async with _lock(request.app, (player.id, game, day.isoformat())):
         entry = await store.ranked_daily_entry(game, day, player.id)
         if entry is not None and entry.status == "playing":
-            actor = registry.get(entry.room_id)
-            if _running(actor):
-                assert actor is not None
-                response.status_code = 200
-                return _room_answer(actor, day, ranked=True, resumed=True, secret=secret)
-            if actor is None or _left(actor):
+            state = await room_state(registry, entry.room_id)
+            if state == "running":
+                summary = await registry.summary(entry.room_id)
+                if summary is not None:
+                    response.status_code = 200
+                    return _room_answer(summary, day, ranked=True, resumed=True,
+                                        secret=secret)
+            if state == "gone":
                 await store.abandon_daily_entry(entry.room_id)
-        actor, ranked = await _open_room(rules, day, player, ranked=entry is None,
-                                         registry=registry, store=store, settings=settings,
-                                         secret=secret)
+        try:
+            actor, ranked = await _open_room(rules, day, player, ranked=entry is None,
+                                             registry=registry, store=store,
+                                             settings=settings, secret=secret)
+        except RoomError as err:
+            raise ApiError(503, err.code, err.message) from err
     log.info("daily_opened", extra={"fields": {"room": actor.core.room_id, "game": game,
                                                "date": day.isoformat(), "player": player.id,
                                                "ranked": ranked}})
     response.status_code = 201
-    return _room_answer(actor, day, ranked=ranked, resumed=False, secret=secret)
+    return _room_answer(actor.core.summary(), day, ranked=ranked, resumed=False, secret=secret)
 
 
-def _room_answer(actor: RoomActor, day: dt.date, *, ranked: bool, resumed: bool, secret: str
-                 ) -> dict[str, Any]:
-    core = actor.core
+def _room_answer(summary: dict[str, Any], day: dt.date, *, ranked: bool, resumed: bool,
+                 secret: str) -> dict[str, Any]:
+    game = summary["game"]
     return {
-        "room_id": core.room_id, "game": core.game.name, "date": day.isoformat(),
-        "ranked": ranked, "resumed": resumed, "seat": core.seat_of(core.owner_id),
-        "seats": core.seat_count, "status": core.status, "options": core.options,
-        "seed_hash": seed_hash(core.game.name, day, day_seed(secret, core.game.name, day)),
+        "room_id": summary["room_id"], "game": game, "date": day.isoformat(),
+        "ranked": ranked, "resumed": resumed, "seat": 0, "seats": summary["seats"],
+        "status": summary["status"],
+        "options": {k: v for k, v in summary["options"].items() if k != "seed"},
+        "seed_hash": seed_hash(game, day, day_seed(secret, game, day)),
     }
 
 
@@ -369,7 +363,7 @@ async def daily_info(game: str, request: Request, registry: Registry, store: Sto
     if player is not None:
         entry = await store.ranked_daily_entry(game, day, player.id)
         if entry is not None:
-            you = {"status": effective_status(entry, registry), "room_id": entry.room_id,
+            you = {"status": await effective_status(entry, registry), "room_id": entry.room_id,
                    "score": entry.score, "rank": await _rank(store, entry)}
     return {
         "game": game, **_seed_facts(game, day, now, secret), "options": options,
@@ -399,7 +393,7 @@ async def leaderboard(
         entry = await store.ranked_daily_entry(game, day, player.id)
         if entry is not None:
             you = {"player_id": player.id, "name": player.name,
-                   "status": effective_status(entry, registry), "score": entry.score,
+                   "status": await effective_status(entry, registry), "score": entry.score,
                    "rank": await _rank(store, entry)}
     return {
         "game": game, "date": day.isoformat(),

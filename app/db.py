@@ -264,3 +264,29 @@ def sqlite_file(url: str) -> str | None:
     if parsed.query.get("mode") == "memory":
         return None
     return database
+
+
+class RoomSnapshot(Base):
+    """The last saved state of a running room (see :mod:`app.snapshots`)."""
+
+    __tablename__ = "room_snapshots"
+
+    room_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[int] = mapped_column(Integer)
+    active: Mapped[bool] = mapped_column(Boolean, index=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class RoomLogEntry(Base):
+    """One entry of a running room's action log, in order (``seq`` from 0)."""
+
+    __tablename__ = "room_log"
+
+    room_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    entry: Mapped[dict[str, Any]] = mapped_column(JsonType)

@@ -24,6 +24,7 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 from fastapi import WebSocket, WebSocketDisconnect
@@ -45,7 +46,7 @@ from app.messages import (
 from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.store import PlayerRecord
-from engine.room import Act, AddBot, Join, Leave, RoomActor, RoomError, Snapshot, Start
+from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
 
 log = logging.getLogger("kartu.gateway")
 
@@ -65,6 +66,8 @@ class Membership:
 
 
 class Connection:
+    _serial = 0  # numbers this process's connections
+
     def __init__(self, websocket: WebSocket, player: PlayerRecord | None, settings: Settings,
                  registry: RoomRegistry, broker: Broker) -> None:
         self.ws = websocket
@@ -76,6 +79,9 @@ class Connection:
         self.memberships: dict[str, Membership] = {}
         self._flood_level = 0.0
         self._flood_at = time.monotonic()
+        Connection._serial += 1
+        self.conn_id = f"{registry.process_id}:{Connection._serial}"
+        self._commands = 0
         self._closing = False
         self._close_with: tuple[int, str] | None = None
 
@@ -190,11 +196,14 @@ class Connection:
         except RoomError as err:
             self.send(frames.error(err.code, err.message, msg.ref))
 
-    def _room(self, room_id: str) -> RoomActor:
-        actor = self.registry.get(room_id)
-        if actor is None:
-            raise RoomError("unknown_room", f"there is no room {room_id!r}")
-        return actor
+    async def _call(self, room_id: str, command: Command) -> Any:
+        return await self.registry.call(room_id, command)
+
+    def _command_id(self) -> str:
+        # Unique per command, so that a command retried while its room moves
+        # between processes is applied once.
+        self._commands += 1
+        return f"{self.conn_id}:{self._commands}"
 
     async def _handle(self, msg: ClientMessage) -> None:
         if isinstance(msg, PingMessage):
@@ -205,24 +214,25 @@ class Connection:
             await self._leave(msg.room)
             self.send(frames.ack(msg.ref))
         elif isinstance(msg, AddBotMessage):
-            seat = await self._room(msg.room).call(AddBot(self.player_id))
+            seat = await self._call(msg.room, AddBot(self.player_id, self._command_id()))
             self.send(frames.ack(msg.ref, seat=seat))
         elif isinstance(msg, StartMessage):
-            await self._room(msg.room).call(Start(self.player_id))
+            await self._call(msg.room, Start(self.player_id, self._command_id()))
             self.send(frames.ack(msg.ref))
         elif isinstance(msg, ActMessage):
             membership = self.memberships.get(msg.room)
             if membership is None or membership.seat is None:
                 raise RoomError("forbidden", "join the room as a player before acting")
-            await self._room(msg.room).call(Act(self.player_id, membership.seat, msg.action))
+            await self._call(msg.room, Act(self.player_id, membership.seat, msg.action,
+                                           self._command_id()))
             self.send(frames.ack(msg.ref))
 
     async def _join(self, msg: JoinMessage) -> None:
-        actor = self._room(msg.room)
         if msg.room in self.memberships:
             await self._leave(msg.room)
         name = self.player.name if self.player else None
-        seat = await actor.call(Join(self.player_id, name, msg.role))
+        seat = await self._call(msg.room, Join(self.player_id, name, msg.role, self.conn_id,
+                                               self._command_id()))
         channel = (frames.watch_channel(msg.room) if seat is None
                    else frames.seat_channel(msg.room, seat))
         membership = Membership(seat)
@@ -236,13 +246,14 @@ class Connection:
             membership.subscription = await self.broker.subscribe(channel, deliver)
         except (TimeoutError, ConnectionError, OSError) as err:
             # Without a feed the join is useless: undo it and say so.
-            await actor.call(Leave(self.player_id, seat, disconnect=True))
+            await self._call(msg.room, Leave(self.player_id, seat, True, self.conn_id,
+                                             self._command_id()))
             raise RoomError("busy", "the server could not open this room's feed; "
                                     "try again") from err
         self.memberships[msg.room] = membership
         # The snapshot is taken after subscribing, so nothing falls in between;
         # frames the broker already delivered that are older are skipped.
-        version, view = await actor.call(Snapshot(seat))
+        version, view = await self._call(msg.room, Snapshot(seat))
         membership.floor = version
         self.send(frames.state(msg.room, version, view))
         self.send(frames.ack(msg.ref, seat=seat, role=msg.role))
@@ -255,10 +266,9 @@ class Connection:
             return
         if membership.subscription is not None:
             await self.broker.unsubscribe(membership.subscription)
-        actor = self.registry.get(room_id)
-        if actor is not None:
-            with contextlib.suppress(RoomError):
-                await actor.call(Leave(self.player_id, membership.seat, disconnect))
+        with contextlib.suppress(RoomError):
+            await self._call(room_id, Leave(self.player_id, membership.seat, disconnect,
+                                            self.conn_id, self._command_id()))
 
     async def _leave_all(self) -> None:
         for room_id in list(self.memberships):

@@ -19,9 +19,11 @@ from fastapi.staticfiles import StaticFiles
 from app import daily, logs
 from app.api import authenticate, router
 from app.broker import make_broker
+from app.cluster import Cluster
 from app.gateway import serve_socket
 from app.rooms import RoomRegistry
 from app.settings import Settings
+from app.snapshots import DbSnapshots, SnapshotStore
 from app.store import Store
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -37,8 +39,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await store.start()
         broker = make_broker(settings.redis_url)
         await broker.start()
-        registry = RoomRegistry(settings, broker, store)
+        cluster: Cluster | None = None
+        snapshots: SnapshotStore
+        if settings.redis_url:
+            cluster = Cluster(settings.redis_url, settings.redis_prefix, broker)
+            snapshots = cluster.snapshots
+        else:
+            snapshots = DbSnapshots(store)
+        registry = RoomRegistry(settings, broker, store, snapshots, cluster)
         registry.finish_listeners.append(daily.finish_listener(store))
+        registry.change_listeners.append(daily.leave_listener(store))
         await registry.start()
         app.state.settings, app.state.store = settings, store
         app.state.broker, app.state.registry = broker, registry
@@ -64,7 +74,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def healthz(request: Request) -> dict[str, Any]:
         registry: RoomRegistry = request.app.state.registry
         return {"status": "ok", "rooms": len(registry.rooms),
-                "broker": "redis" if settings.redis_url else "memory"}
+                "broker": "redis" if settings.redis_url else "memory",
+                "process": registry.process_id}
 
     @app.websocket("/ws")
     async def websocket(websocket: WebSocket) -> None:

@@ -1,13 +1,18 @@
-"""The room registry: every room this process runs, and where their changes go.
+"""The room registry: the rooms this process runs, and the way to any room.
 
 Each room is a :class:`engine.room.RoomActor` owned by exactly one process.
-The registry is the :class:`engine.room.RoomSink` of its rooms: it turns
-each change into frames once per audience and publishes them on the broker,
-and it records the room's life in the database (created, started, finished).
+The registry is the :class:`engine.room.RoomSink` of its rooms. It holds a
+room's changes until the actor *commits* them: then it saves the room (its
+snapshot and new log entries, :mod:`app.snapshots`) and only after that
+publishes the changes on the broker, once per audience. So a client never
+sees, and is never acknowledged, a change that a crash could take back.
 
-Running several processes later means one more step here: a room is created
-in, and commands are routed to, the process that holds its lease; the
-broker already carries the frames to watchers on any process.
+:meth:`RoomRegistry.call` is how the gateway reaches a room: the local actor
+when this process owns it, else the owner through :mod:`app.cluster` (with
+Redis), retrying while a room moves from a dead process to a live one.
+
+Without Redis there is one process: it owns every room, saves them in the
+database, and on start-up resumes the rooms that were being played.
 """
 
 from __future__ import annotations
@@ -16,18 +21,23 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from app.broker import Broker
+from app.cluster import Cluster
 from app.frames import change_messages
 from app.settings import Settings
+from app.snapshots import RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
 from engine.game import Game, Outcome
-from engine.room import Change, RoomActor, RoomCore
+from engine.games import find_game
+from engine.room import Change, Command, RoomActor, RoomCore, RoomError
 
 log = logging.getLogger("kartu.rooms")
+
+ACTIVE = ("waiting", "playing")
 
 
 def now_ms() -> int:
@@ -38,36 +48,65 @@ def _utc(ms: int | None) -> datetime:
     return datetime.fromtimestamp((ms or now_ms()) / 1000, UTC)
 
 
+async def _awaited(work: Awaitable[Any]) -> Any:
+    return await work
+
+
 class RoomRegistry:
-    def __init__(self, settings: Settings, broker: Broker, store: Store) -> None:
+    CALL_PATIENCE_S = 12.0  # how long a command may wait for a room that is moving
+
+    def __init__(self, settings: Settings, broker: Broker, store: Store,
+                 snapshots: SnapshotStore, cluster: Cluster | None = None) -> None:
         self.settings = settings
         self.broker = broker
         self.store = store
+        self.snapshots = snapshots
+        self.cluster = cluster
+        # Names this run of this process: connection and command ids start
+        # with it, so that none is ever reused across processes or restarts.
+        self.process_id = cluster.process_id if cluster else secrets.token_hex(6)
         self.rooms: dict[str, RoomActor] = {}
+        self._pending: dict[str, list[Change]] = {}
+        self._saved_log: dict[str, int] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._statuses: dict[str, str] = {}
         self._janitor: asyncio.Task[None] | None = None
+        self._taking_over: set[str] = set()
         # Called with (room, outcome) when a game ends, after it is recorded.
         self.finish_listeners: list[Callable[[RoomCore, Outcome], Awaitable[None]]] = []
+        # Called with (room, change) on every change of a room run here; a
+        # returned awaitable runs in the background.
+        self.change_listeners: list[
+            Callable[[RoomCore, Change], Awaitable[Any] | None]] = []
 
     async def start(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.start(self)
+        else:
+            await self._resume_all()
         self._janitor = asyncio.get_running_loop().create_task(self._sweep_forever())
 
     async def close(self) -> None:
         if self._janitor is not None:
             self._janitor.cancel()
+        if self.cluster is not None:
+            await self.cluster.close()
         for actor in list(self.rooms.values()):
             await actor.stop()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.snapshots.close()
 
     # --- rooms -------------------------------------------------------------
 
     async def create(self, game: Game, seats: int, options: dict[str, Any],
-                     owner_id: str | None, *, private: bool = False) -> RoomActor:
-        """A new room, saved and running. ``options['seed']`` fixes the deals."""
+                     owner_id: str | None, *, private: bool = False,
+                     seed: int | None = None) -> RoomActor:
+        """A new room, saved and running here. ``seed`` (else ``options['seed']``,
+        else a random one) fixes the deals."""
         room_id = secrets.token_urlsafe(6)
-        seed = options.get("seed")
+        if seed is None:
+            seed = options.get("seed")
         if seed is None:
             seed = secrets.randbits(63)
         core = RoomCore(room_id=room_id, game=game, options=options, seat_count=seats,
@@ -77,31 +116,165 @@ class RoomRegistry:
             id=room_id, game=game.name, options=options, seats=seats, owner_id=owner_id,
             status=core.status, seed=seed,
         ))
-        actor = RoomActor(core, now_ms)
-        actor.start()
-        self.rooms[room_id] = actor
+        if self.cluster is not None and not await self.cluster.acquire(room_id):
+            raise RoomError("busy", "could not claim the new room; try again")
+        actor = self._run(core)
+        await self._commit(core)
         self._statuses[room_id] = core.status
         log.info("room_created", extra={"fields": {"room": room_id, "game": game.name,
-                                                   "seats": seats, "owner": owner_id}})
+                                                   "seats": seats, "owner": owner_id,
+                                                   "process": self.process_id}})
+        return actor
+
+    def _run(self, core: RoomCore) -> RoomActor:
+        actor = RoomActor(core, now_ms, commit=self._commit)
+        actor.start()
+        self.rooms[core.room_id] = actor
         return actor
 
     def get(self, room_id: str) -> RoomActor | None:
-        return self.rooms.get(room_id)
+        """The room's actor if this process runs it."""
+        actor = self.rooms.get(room_id)
+        return None if actor is None or actor.stopped else actor
 
-    def lobby(self) -> list[dict[str, Any]]:
-        return [actor.core.summary() for actor in self.rooms.values()
-                if actor.core.status in ("waiting", "playing") and not actor.core.private]
+    async def call(self, room_id: str, command: Command) -> Any:
+        """Runs ``command`` in the room, wherever it lives; raises RoomError."""
+        give_up = time.monotonic() + self.CALL_PATIENCE_S
+        while True:
+            try:
+                return await self._call_once(room_id, command)
+            except RoomError as err:
+                if err.code != "moved":
+                    raise
+            except TimeoutError:
+                pass  # the owner did not answer: it may be dead; the room will move
+            if time.monotonic() > give_up:
+                raise RoomError("busy", "the room is moving to another server; try again")
+            await asyncio.sleep(0.2)
 
-    # --- RoomSink ------------------------------------------------------------
+    async def _call_once(self, room_id: str, command: Command) -> Any:
+        actor = self.get(room_id)
+        if actor is not None:
+            return await actor.call(command)
+        if self.cluster is None:
+            raise RoomError("unknown_room", f"there is no room {room_id!r}")
+        owner = await self.cluster.owner(room_id)
+        if owner is not None and owner != self.process_id:
+            return await self.cluster.call(owner, room_id, command)
+        if owner is None and await self.cluster.is_active(room_id):
+            await self.take_over(room_id)
+            raise RoomError("moved", "the room is moving; try again")
+        if owner is None and not await self.cluster.exists(room_id):
+            raise RoomError("unknown_room", f"there is no room {room_id!r}")
+        if owner is None:
+            raise RoomError("unknown_room", f"room {room_id!r} is over")
+        raise RoomError("moved", "the room is starting here; try again")
+
+    async def lobby(self) -> list[dict[str, Any]]:
+        if self.cluster is not None:
+            summaries = await self.cluster.snapshots.lobby()
+        else:
+            summaries = [actor.core.summary() for actor in self.rooms.values()]
+        return sorted((s for s in summaries if s["status"] in ACTIVE and not s["private"]),
+                      key=lambda s: s["created_at"])
+
+    async def summary(self, room_id: str) -> dict[str, Any] | None:
+        actor = self.get(room_id)
+        if actor is not None:
+            return actor.core.summary()
+        if self.cluster is not None:
+            return await self.cluster.snapshots.summary(room_id)
+        return None
+
+    # --- moving rooms ----------------------------------------------------------
+
+    async def take_over(self, room_id: str) -> bool:
+        """Claims a room whose owner is gone and runs it from its last snapshot."""
+        assert self.cluster is not None
+        if room_id in self._taking_over or room_id in self.rooms:
+            return False
+        self._taking_over.add(room_id)
+        try:
+            if not await self.cluster.acquire(room_id):
+                return False
+            alive = await self.cluster.alive_processes()
+            alive.add(self.process_id)
+            if not await self._resume(room_id, lambda conn: conn.split(":")[0] in alive):
+                await self.cluster.release(room_id)
+                return False
+            log.info("room_taken_over", extra={"fields": {"room": room_id,
+                                                          "process": self.process_id}})
+            return True
+        finally:
+            self._taking_over.discard(room_id)
+
+    async def _resume(self, room_id: str, keep: Callable[[str], bool]) -> bool:
+        loaded = await self.snapshots.load(room_id)
+        if loaded is None:
+            return False
+        data, action_log = loaded
+        game = find_game(data["game"])
+        if game is None:
+            log.error("cannot resume room %s: unknown game %s", room_id, data["game"])
+            return False
+        core = RoomCore.from_snapshot(data, game, self, action_log)
+        self._saved_log[room_id] = len(core.action_log)
+        self._statuses[room_id] = core.status
+        core.drop_connections(keep, now_ms())
+        self._run(core)
+        await self._commit(core)
+        return True
+
+    async def _resume_all(self) -> None:
+        """One process, just started: every room that was being played goes on."""
+        for room_id in await self.snapshots.active_rooms():
+            try:
+                if await self._resume(room_id, lambda conn: False):
+                    log.info("room_resumed", extra={"fields": {"room": room_id}})
+            except Exception:
+                log.exception("could not resume room %s", room_id)
+
+    async def drop_local(self, room_id: str) -> None:
+        """Stops running a room here (its lease was lost: it lives elsewhere now)."""
+        actor = self.rooms.pop(room_id, None)
+        self._pending.pop(room_id, None)
+        self._saved_log.pop(room_id, None)
+        if actor is not None:
+            await actor.stop()
+
+    # --- RoomSink and commit ---------------------------------------------------
 
     def changed(self, room: RoomCore, change: Change) -> None:
-        for channel, message in change_messages(change):
-            self.broker.publish(channel, message)
+        self._pending.setdefault(room.room_id, []).append(change)
+        for listener in self.change_listeners:
+            work = listener(room, change)
+            if work is not None:
+                self._background(work)
         if self._statuses.get(room.room_id) != room.status:
             self._statuses[room.room_id] = room.status
             log.info(f"room_{room.status}", extra={"fields": {"room": room.room_id,
                                                              "game": room.game.name}})
             self._background(self.store.set_room_status(room.room_id, room.status))
+
+    async def _commit(self, core: RoomCore) -> bool:
+        """Saves the room, then publishes what changed since the last commit."""
+        room_id = core.room_id
+        changes = self._pending.pop(room_id, [])
+        base = self._saved_log.get(room_id, 0)
+        kept = await self.snapshots.save(RoomSave(
+            room_id=room_id, snapshot=core.to_snapshot(), log_base=base,
+            log_entries=core.action_log[base:], summary=core.summary(),
+            active=core.status in ACTIVE,
+        ))
+        if not kept:
+            log.warning("room_fenced", extra={"fields": {"room": room_id}})
+            self.rooms.pop(room_id, None)
+            return False
+        self._saved_log[room_id] = len(core.action_log)
+        for change in changes:
+            for channel, message in change_messages(change):
+                self.broker.publish(channel, message)
+        return True
 
     def finished(self, room: RoomCore, outcome: Outcome) -> None:
         self._statuses[room.room_id] = room.status
@@ -125,8 +298,8 @@ class RoomRegistry:
         for listener in self.finish_listeners:
             await listener(room, outcome)
 
-    def _background(self, coro: Coroutine[Any, Any, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
+    def _background(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.get_running_loop().create_task(_awaited(coro))
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
 
@@ -153,8 +326,13 @@ class RoomRegistry:
             if core.status == "playing" and any(not s.bot for s in core.seats):
                 continue  # a game with humans in it waits for them
             if core.status == "waiting":
+                core.status = "abandoned"
                 self._background(self.store.set_room_status(room_id, "abandoned"))
+            await self._commit(core)  # saved as inactive: nobody takes it over
             await actor.stop()
             del self.rooms[room_id]
             self._statuses.pop(room_id, None)
+            self._saved_log.pop(room_id, None)
+            if self.cluster is not None:
+                await self.cluster.release(room_id)
             log.info("room_evicted", extra={"fields": {"room": room_id, "status": core.status}})

@@ -28,6 +28,10 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("REDIS_URL", "redis_url")
     )
+    # Keys of this deployment in Redis (several deployments may share one Redis).
+    redis_prefix: str = Field(
+        default="kartu", validation_alias=AliasChoices("KARTU_REDIS_PREFIX", "redis_prefix")
+    )
     scenarios: bool = Field(
         default=False, validation_alias=AliasChoices("KARTU_SCENARIOS", "scenarios")
     )

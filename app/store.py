@@ -34,6 +34,8 @@ from app.db import (
     GameResult,
     Player,
     Room,
+    RoomLogEntry,
+    RoomSnapshot,
     ServerSecret,
     async_url,
     sqlite_file,
@@ -602,6 +604,72 @@ class Store:
                        average=None if mean is None else float(mean))
             for name, played, high, low, mean in rows
         ]
+
+    # -- running rooms ----------------------------------------------------------
+
+    async def save_room_snapshots(
+        self,
+        saves: Sequence[tuple[str, int, dict[str, Any], int, Sequence[dict[str, Any]], bool]],
+    ) -> None:
+        """Saves several rooms in one transaction (group commit).
+
+        Each save is ``(room_id, version, snapshot, log_base, new_entries,
+        active)``: the snapshot replaces the room's last one and the entries
+        are its action log from position ``log_base`` on (already saved
+        positions are left alone, so a save may be repeated).
+        """
+        if not saves:
+            return
+        now = _now()
+        insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        snapshot_rows = [
+            {"room_id": room_id, "version": version, "active": active, "data": data,
+             "updated_at": now}
+            for room_id, version, data, _, _, active in saves
+        ]
+        stmt = insert(RoomSnapshot).values(snapshot_rows)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[RoomSnapshot.room_id],
+            set_={"version": stmt.excluded.version, "active": stmt.excluded.active,
+                  "data": stmt.excluded.data, "updated_at": stmt.excluded.updated_at},
+        )
+        log_rows = [
+            {"room_id": room_id, "seq": base + i, "entry": entry}
+            for room_id, _, _, base, entries, _ in saves
+            for i, entry in enumerate(entries)
+        ]
+        async with self._session() as session, session.begin():
+            await session.execute(stmt)
+            if log_rows:
+                await session.execute(
+                    insert(RoomLogEntry).values(log_rows).on_conflict_do_nothing()
+                )
+
+    async def load_room_snapshot(
+        self, room_id: str
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """A room's last snapshot and its whole action log, or None."""
+        async with self._session() as session:
+            data = await session.scalar(
+                select(RoomSnapshot.data).where(RoomSnapshot.room_id == room_id)
+            )
+            if data is None:
+                return None
+            entries = await session.scalars(
+                select(RoomLogEntry.entry)
+                .where(RoomLogEntry.room_id == room_id)
+                .order_by(RoomLogEntry.seq)
+            )
+            return data, list(entries)
+
+    async def active_room_snapshots(self) -> list[str]:
+        """Rooms saved while waiting or playing: the ones to resume after a restart."""
+        async with self._session() as session:
+            rows = await session.scalars(
+                select(RoomSnapshot.room_id).where(RoomSnapshot.active.is_(True))
+                .order_by(RoomSnapshot.room_id)
+            )
+            return list(rows)
 
 
 __all__ = [

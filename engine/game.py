@@ -91,3 +91,11 @@ class Game(Protocol):
     def bot_action(self, view: View, seed: int) -> Action | None:
         """What this game's bot plays from ``view`` (its own seat's view), or None to wait."""
         ...
+
+    def snapshot(self, state: Any) -> dict[str, Any]:
+        """The state as JSON-ready data (to save a running game)."""
+        ...
+
+    def restore(self, data: dict[str, Any]) -> Any:
+        """The state back from :meth:`snapshot`."""
+        ...

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -56,7 +56,9 @@ class Seat:
     player_id: str | None = None
     name: str | None = None
     bot: bool = False
-    connections: int = 0
+    # Ids of the connections holding this seat ("<process>:<n>"), so that a
+    # room moved to another process can tell which of them are still alive.
+    connections: set[str] = field(default_factory=set)
     away: bool = False
 
     @property
@@ -93,11 +95,18 @@ class RoomSink(Protocol):
 # --- commands -------------------------------------------------------------
 
 
+# Every changing command may carry a ``command_id``: a command retried with
+# the same id (after its reply was lost, e.g. when the room moved to another
+# process) gets the first reply again instead of being applied twice.
+
+
 @dataclass(frozen=True)
 class Join:
     player_id: str | None
     name: str | None
     role: str  # "player" | "spectator"
+    conn: str = ""
+    command_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,16 +114,20 @@ class Leave:
     player_id: str | None
     seat: int | None  # the seat the leaving connection held (None: a spectator)
     disconnect: bool = False  # the socket went away (vs. an explicit leave)
+    conn: str = ""
+    command_id: str | None = None
 
 
 @dataclass(frozen=True)
 class AddBot:
     player_id: str | None
+    command_id: str | None = None
 
 
 @dataclass(frozen=True)
 class Start:
     player_id: str | None
+    command_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,11 +135,13 @@ class Act:
     player_id: str | None
     seat: int | None
     action: Action
+    command_id: str | None = None
 
 
 @dataclass(frozen=True)
 class Snapshot:
     seat: int | None
+    command_id: str | None = None
 
 
 Command = Join | Leave | AddBot | Start | Act | Snapshot
@@ -150,7 +165,7 @@ class RoomCore:
     status: str = "waiting"  # waiting | playing | finished
     state: Any = None
     version: int = 0
-    spectators: int = 0
+    watchers: set[str] = field(default_factory=set)  # spectators' connection ids
     started_at: int | None = None
     action_log: list[dict[str, Any]] = field(default_factory=list)
     turn_deadline: int | None = None
@@ -158,6 +173,8 @@ class RoomCore:
     last_activity: int = 0
     _turn_key: tuple[Any, ...] | None = None
     _last_bot: int = -1
+    # Replies to the latest commands that carried an id (oldest first).
+    recent: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -173,6 +190,10 @@ class RoomCore:
             if seat.player_id == player_id:
                 return seat.index
         return None
+
+    @property
+    def spectators(self) -> int:
+        return len(self.watchers)
 
     @property
     def seats_taken(self) -> int:
@@ -210,7 +231,8 @@ class RoomCore:
         if self.state is None:
             view: View = {
                 "game": self.game.name, "phase": "waiting", "you": seat, "dealer": None,
-                "turn": None, "deal": 0, "stock_count": 0, "discard": [], "melds": [],
+                "turn": None, "step": None, "deal": 0, "stock_count": 0, "discard": [],
+                "melds": [],
                 "result": None,
                 "seats": [{"seat": s.index, "hand_count": 0, "score": 0, "melds": []}
                           for s in self.seats],
@@ -222,7 +244,7 @@ class RoomCore:
         for entry, seat_info in zip(view["seats"], self.seats, strict=True):
             entry["name"] = seat_info.name
             entry["bot"] = seat_info.bot
-            entry["connected"] = seat_info.bot or seat_info.connections > 0
+            entry["connected"] = seat_info.bot or bool(seat_info.connections)
             entry["away"] = seat_info.away
         view["room"] = {
             "id": self.room_id, "status": self.status, "owner_id": self.owner_id,
@@ -234,10 +256,22 @@ class RoomCore:
 
     # --- commands ----------------------------------------------------------
 
+    RECENT_LIMIT = 512
+
     def handle(self, command: Command, now: int) -> Any:
         """Applies one command. Raises RoomError (nothing changed) or returns a reply."""
         if isinstance(command, Snapshot):
             return self.version, self.view_for(command.seat, now)
+        if command.command_id is not None and command.command_id in self.recent:
+            return self.recent[command.command_id]
+        result = self._dispatch(command, now)
+        if command.command_id is not None:
+            self.recent[command.command_id] = result
+            if len(self.recent) > self.RECENT_LIMIT:
+                del self.recent[next(iter(self.recent))]
+        return result
+
+    def _dispatch(self, command: Command, now: int) -> Any:
         if isinstance(command, Join):
             return self._join(command, now)
         if isinstance(command, Leave):
@@ -254,7 +288,7 @@ class RoomCore:
         if cmd.role == "spectator":
             if self.private:
                 raise RoomError("forbidden", "this room cannot be watched")
-            self.spectators += 1
+            self.watchers.add(cmd.conn)
             self._emit(now, [{"kind": "spectator_joined", "spectators": self.spectators}])
             return None
         if cmd.player_id is None:
@@ -272,21 +306,21 @@ class RoomCore:
             event: Event = {"kind": "joined", "seat": seat, "name": cmd.name}
         else:
             event = {"kind": "reconnected", "seat": seat, "name": self.seats[seat].name}
-        self.seats[seat].connections += 1
+        self.seats[seat].connections.add(cmd.conn)
         self._emit(now, [event])
         return seat
 
     def _leave(self, cmd: Leave, now: int) -> None:
         if cmd.seat is None:
-            self.spectators = max(0, self.spectators - 1)
+            self.watchers.discard(cmd.conn)
             self._emit(now, [{"kind": "spectator_left", "spectators": self.spectators}])
             return
         seat = self.seats[cmd.seat]
         if seat.player_id != cmd.player_id:
             raise RoomError("forbidden", "that is not your seat")
-        seat.connections = max(0, seat.connections - 1)
+        seat.connections.discard(cmd.conn)
         event: Event = {"kind": "disconnected" if cmd.disconnect else "left", "seat": seat.index}
-        if self.status == "waiting" and not cmd.disconnect and seat.connections == 0:
+        if self.status == "waiting" and not cmd.disconnect and not seat.connections:
             # Before the game starts, leaving gives the seat up.
             seat.player_id = seat.name = None
         self._emit(now, [event])
@@ -428,7 +462,7 @@ class RoomCore:
         self._schedule(now)
         views: dict[int | None, View] = {
             s.index: self.view_for(s.index, now) for s in self.seats
-            if s.player_id is not None and s.connections > 0
+            if s.player_id is not None and s.connections
         }
         if self.spectators > 0:
             views[None] = self.view_for(None, now)
@@ -461,6 +495,66 @@ class RoomCore:
 
     # --- persistence of a running room ---------------------------------------
 
+    SNAPSHOT_FORMAT = 1
+
+    def to_snapshot(self) -> dict[str, Any]:
+        """Everything needed to run this room on (another process, after a restart).
+
+        The action log is not included: it only grows, so it is saved apart,
+        entry by entry (``log_length`` says how many entries belong to it).
+        """
+        return {
+            "format": self.SNAPSHOT_FORMAT,
+            "room_id": self.room_id, "game": self.game.name, "options": self.options,
+            "seat_count": self.seat_count, "owner_id": self.owner_id, "seed": self.seed,
+            "created_at": self.created_at, "private": self.private, "status": self.status,
+            "version": self.version, "started_at": self.started_at,
+            "turn_deadline": self.turn_deadline, "bot_due": self.bot_due,
+            "last_activity": self.last_activity,
+            "turn_key": list(self._turn_key) if self._turn_key is not None else None,
+            "last_bot": self._last_bot,
+            "seats": [{"index": s.index, "player_id": s.player_id, "name": s.name,
+                       "bot": s.bot, "away": s.away, "connections": sorted(s.connections)}
+                      for s in self.seats],
+            "watchers": sorted(self.watchers),
+            "recent": list(self.recent.items()),
+            "log_length": len(self.action_log),
+            "state": None if self.state is None else self.game.snapshot(self.state),
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: dict[str, Any], game: Game, sink: RoomSink,
+                      action_log: list[dict[str, Any]]) -> RoomCore:
+        if data.get("format") != cls.SNAPSHOT_FORMAT:
+            raise ValueError(f"unknown room snapshot format {data.get('format')!r}")
+        seats = [Seat(s["index"], s["player_id"], s["name"], s["bot"], set(s["connections"]),
+                      s["away"]) for s in data["seats"]]
+        room = cls(
+            room_id=data["room_id"], game=game, options=data["options"],
+            seat_count=data["seat_count"], owner_id=data["owner_id"], seed=data["seed"],
+            sink=sink, created_at=data["created_at"], private=data["private"], seats=seats,
+            status=data["status"], version=data["version"], started_at=data["started_at"],
+            action_log=list(action_log[: data["log_length"]]),
+            turn_deadline=data["turn_deadline"], bot_due=data["bot_due"],
+            watchers=set(data["watchers"]),
+            state=None if data["state"] is None else game.restore(data["state"]),
+        )
+        room.last_activity = data["last_activity"]
+        room._turn_key = tuple(data["turn_key"]) if data["turn_key"] is not None else None
+        room._last_bot = data["last_bot"]
+        room.recent = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data["recent"]}
+        return room
+
+    def drop_connections(self, keep: Callable[[str], bool], now: int) -> None:
+        """Forgets connections for which ``keep`` is false (their process is gone)."""
+        lost = [s.index for s in self.seats if any(not keep(c) for c in s.connections)]
+        for seat in self.seats:
+            seat.connections = {c for c in seat.connections if keep(c)}
+        watchers = {c for c in self.watchers if keep(c)}
+        if lost or watchers != self.watchers:
+            self.watchers = watchers
+            self._emit(now, [{"kind": "disconnected", "seat": i} for i in lost])
+
     def replay_record(self) -> dict[str, Any]:
         """What the replay endpoint serves: enough to replay the game exactly."""
         return {
@@ -476,23 +570,34 @@ class RoomCore:
 Clock = Callable[[], int]
 
 
+Commit = Callable[["RoomCore"], Awaitable[bool]]
+
+
 class RoomActor:
     """Runs a :class:`RoomCore` in one asyncio task: one command at a time.
 
     Handlers call :meth:`call`, which enqueues the command and waits for the
     reply. The queue is bounded: a room that cannot keep up refuses work
     (``busy``) rather than growing without limit.
+
+    ``commit`` runs after every command or timer that changed the room and
+    before its reply: it saves the room and sends its changes, so a reply
+    (an ``ack``) is only given for a change that is kept. It returns False
+    when this process no longer owns the room; the actor then stops, and
+    callers get ``moved`` and try again wherever the room now lives.
     """
 
     QUEUE_SIZE = 1024
 
-    def __init__(self, core: RoomCore, clock: Clock) -> None:
+    def __init__(self, core: RoomCore, clock: Clock, commit: Commit | None = None) -> None:
         self.core = core
         self.clock = clock
+        self.commit = commit
         self._queue: asyncio.Queue[tuple[Command, asyncio.Future[Any]]] = asyncio.Queue(
             self.QUEUE_SIZE
         )
         self._task: asyncio.Task[None] | None = None
+        self.stopped = False
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(
@@ -500,13 +605,23 @@ class RoomActor:
         )
 
     async def stop(self) -> None:
+        self.stopped = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        self._refuse_waiting()
+
+    def _refuse_waiting(self) -> None:
+        while not self._queue.empty():
+            _, future = self._queue.get_nowait()
+            if not future.done():
+                future.set_exception(RoomError("moved", "the room moved; try again"))
 
     async def call(self, command: Command) -> Any:
+        if self.stopped:
+            raise RoomError("moved", "the room moved; try again")
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         try:
             self._queue.put_nowait((command, future))
@@ -515,7 +630,7 @@ class RoomActor:
         return await future
 
     async def _run(self) -> None:
-        while True:
+        while not self.stopped:
             wakeup = self.core.next_wakeup()
             try:
                 if wakeup is None:
@@ -526,18 +641,40 @@ class RoomActor:
                         command, future = await self._queue.get()
             except TimeoutError:
                 await self._tick()
+                await self._commit()
                 continue
             if future.cancelled():
                 continue
+            version = self.core.version
             try:
                 result = self.core.handle(command, self.clock())
             except RoomError as err:
                 future.set_exception(err)
+                continue
             except Exception as err:  # a bug must not kill the room for everyone
                 log.exception("room %s failed on %r", self.core.room_id, command)
                 future.set_exception(RoomError("internal_error", f"server error: {err}"))
-            else:
+                continue
+            if self.core.version != version and not await self._commit():
+                future.set_exception(RoomError("moved", "the room moved; try again"))
+                continue
+            if not future.done():
                 future.set_result(result)
+        self._refuse_waiting()
+
+    async def _commit(self) -> bool:
+        if self.commit is None:
+            return True
+        try:
+            kept = await self.commit(self.core)
+        except Exception:
+            # The change stays in memory and the next commit saves the whole
+            # room again; stopping would lose the room for everyone.
+            log.exception("room %s could not be saved", self.core.room_id)
+            kept = True
+        if not kept:
+            self.stopped = True
+        return kept
 
     async def _tick(self) -> None:
         try:

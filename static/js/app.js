@@ -89,20 +89,19 @@ class RoomScreen {
   async join() {
     if (this.joining || this.closed) return;
     this.joining = true;
+    let watchInstead = false;
     try {
       await socket.request({ type: 'join', room: this.roomId, role: this.role });
       this.joined = true;
     } catch (err) {
       if (this.closed) return;
       if (this.role === 'player' && (err.code === 'room_full' || err.code === 'forbidden')) {
+        // No seat for us (full, or the game already runs without us): watch it.
         this.role = 'spectator';
         this.notice = `${errorText(err)} You are watching.`;
         if (this.table) this.table.ctx.notice = this.notice;
-        this.joining = false;
-        this.join();
-        return;
-      }
-      if (err.code === 'unknown_room') {
+        watchInstead = true;
+      } else if (err.code === 'unknown_room') {
         this.showMissing();
       } else if (err.code !== 'disconnected' && err.code !== 'timeout') {
         // Connection trouble is retried by the reconnect; anything else is shown.
@@ -112,6 +111,7 @@ class RoomScreen {
     } finally {
       this.joining = false;
     }
+    if (watchInstead) this.join();
   }
 
   leave() {

@@ -143,6 +143,8 @@ export class BasicRummyTable {
     this.prevHand = hand;
     this.prevDeal = view.deal;
     if (view.phase !== 'playing') this.selected.clear();
+    // An error is about the moment it happened: a new turn or phase clears it.
+    if (previous && (previous.turn !== view.turn || previous.phase !== view.phase)) this.error = null;
     this.render();
     this.arriving = false;
   }
@@ -447,7 +449,7 @@ export class BasicRummyTable {
     }
     return h('div', {
       class: cls('seat', isTurn && 'is-turn', mine && 'is-you', !online && 'is-offline'),
-      testid: mine ? 'my-seat' : `seat-${s.seat}`,
+      testid: `seat-${s.seat}`,
       dataset: { turn: isTurn ? 'true' : 'false', seat: s.seat },
     },
     h('span', { class: 'avatar', 'aria-hidden': 'true' }, initialOf(displayName(s)),
@@ -550,6 +552,9 @@ export class BasicRummyTable {
       h('div', { class: 'me-head' },
         this.seatChip(mine, { mine: true }),
         h('p', { class: 'status', testid: 'status', 'aria-live': 'polite' }, this.statusText())),
+      mine.away && playing ? h('p', { class: 'away-notice', testid: 'away-notice', role: 'status' },
+        'Your time ran out, so a bot is playing for you. Make a move on your turn to take your seat back.')
+        : null,
       h('div', { class: 'hand', testid: 'hand', role: 'group', 'aria-label': 'Your hand' },
         hand.length ? hand.map((id) => cardElement(id, {
           interactive: true,
@@ -741,7 +746,11 @@ export class BasicRummyTable {
       case 'disconnected':
         return `${who} lost the connection.`;
       case 'away':
-        return `${who} ran out of time: a bot plays for them.`;
+        return ev.seat === this.you
+          ? 'You ran out of time: a bot plays for you.'
+          : `${who} ran out of time: a bot plays for them.`;
+      case 'back':
+        return `${who} took the seat back.`;
       case 'started':
         return 'The game has started.';
       case 'deal_started':

@@ -24,9 +24,9 @@ from sqlalchemy import exc as sa_exc
 from app.daily import (
     DAILY_BOT_DELAY_MS,
     LOWER_IS_BETTER,
+    daily_setup,
     day_is_over,
     day_seed,
-    daily_setup,
     rank_key,
     seed_hash,
 )
@@ -366,6 +366,29 @@ async def test_replays_open_and_seeds_show_once_the_day_is_over(tmp_path: Path) 
                                       "seed_hash": past["seed_hash"]}
 
 
+async def test_a_ranked_game_that_is_gone_stays_unranked(tmp_path: Path) -> None:
+    async with running_app(tmp_path) as (app, client):
+        app.state.daily_today = lambda: DAY
+        ana = await guest(client, "Ana")
+        room = (await client.post("/api/daily/basic_rummy", headers=bearer(ana["token"]))
+                ).json()
+        assert room["ranked"] is True
+        # The room stops being served without finishing (as when it is evicted).
+        registry = app.state.registry
+        await registry.rooms.pop(room["room_id"]).stop()
+        info = (await client.get("/api/daily/basic_rummy", headers=bearer(ana["token"]))).json()
+        assert info["you"]["status"] == "abandoned"
+        again = await client.post("/api/daily/basic_rummy", headers=bearer(ana["token"]))
+        assert again.status_code == 201 and again.json()["ranked"] is False
+        entry = await app.state.store.daily_entry_for_room(room["room_id"])
+        assert entry.status == "abandoned"
+        final = await play_in_process(app, again.json()["room_id"], ana["player_id"])
+        assert final["phase"] == "game_over"
+        await asyncio.sleep(0.3)
+        board = (await client.get("/api/leaderboard/basic_rummy")).json()
+        assert board["total"] == 0 and board["entries"] == []
+
+
 async def test_leaderboard_you_outside_the_top_and_stats(tmp_path: Path) -> None:
     async with running_app(tmp_path) as (app, client):
         app.state.daily_today = lambda: DAY
@@ -586,7 +609,7 @@ async def test_leaving_gives_the_ranked_game_up_a_dropped_connection_does_not(
     assert resumed["ranked"] is True and resumed["resumed"] is True
 
 
-async def test_a_restart_keeps_the_deal_and_ends_unfinished_ranked_games(
+async def test_a_restart_keeps_the_deal_and_never_deals_a_ranked_game_again(
     server_factory: Callable[..., LiveServer],
 ) -> None:
     server = server_factory(SHORT_ENV)
@@ -600,9 +623,19 @@ async def test_a_restart_keeps_the_deal_and_ends_unfinished_ranked_games(
     after = httpx.get(f"{server.url}/api/daily/basic_rummy", headers=bearer(eve["token"])
                       ).json()
     assert after["seed_hash"] == before["seed_hash"] == room["seed_hash"]
-    assert after["you"]["status"] == "abandoned"
     again = post_daily(server, eve["token"]).json()
-    assert again["ranked"] is False and again["room_id"] != room["room_id"]
+    if httpx.get(f"{server.url}/api/rooms/{room['room_id']}").status_code == 200:
+        # The server brought the game back: the same game goes on.
+        assert after["you"]["status"] == "playing"
+        assert again["room_id"] == room["room_id"] and again["ranked"] is True
+        assert again["resumed"] is True
+    else:
+        # The game is gone: it stays unranked, and the rest of the day is practice.
+        assert after["you"]["status"] == "abandoned"
+        assert again["ranked"] is False and again["room_id"] != room["room_id"]
+        daily = httpx.get(f"{server.url}/api/daily/basic_rummy",
+                          headers=bearer(eve["token"])).json()
+        assert daily["you"]["status"] == "abandoned"
 
 
 def test_daily_info_publishes_the_hash_now_and_the_seed_after_the_day(

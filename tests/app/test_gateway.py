@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 from typing import Any
 
 from app.broker import MemoryBroker
 from app.gateway import CLOSE_TOO_SLOW, Connection
 from app.settings import Settings
+
+FakeRegistry = SimpleNamespace(process_id="test")
 
 
 class StuckSocket:
@@ -27,7 +30,7 @@ class StuckSocket:
 async def test_a_client_that_cannot_keep_up_is_dropped_not_buffered() -> None:
     socket = StuckSocket()
     settings = Settings(send_queue_size=8)
-    connection = Connection(socket, None, settings, registry=None, broker=MemoryBroker())  # type: ignore[arg-type]
+    connection = Connection(socket, None, settings, registry=FakeRegistry, broker=MemoryBroker())  # type: ignore[arg-type]
     writer = asyncio.get_running_loop().create_task(connection._write_forever())
     for i in range(100):
         connection.send(b'{"type":"event","n":%d}' % i)
@@ -49,7 +52,8 @@ async def test_frames_queued_before_a_close_are_sent_first() -> None:
         async def close(self, code: int = 1000, reason: str = "") -> None:
             Socket.closed = (code, reason, len(sent))
 
-    connection = Connection(Socket(), None, Settings(), registry=None, broker=MemoryBroker())  # type: ignore[arg-type]
+    connection = Connection(Socket(), None, Settings(),  # type: ignore[arg-type]
+                            registry=FakeRegistry, broker=MemoryBroker())
     writer = asyncio.get_running_loop().create_task(connection._write_forever())
     connection.send(b'{"type":"error","code":"rate_limited"}')
     connection.close_soon(1008, "flooding")

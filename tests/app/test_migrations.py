@@ -21,7 +21,7 @@ from app.db import Base
 from app.migrate import alembic_config, migrate, upgrade_to_head
 from tests.services import fresh_postgres_database
 
-TABLES = {"players", "rooms", "games", "game_results"}
+HEAD = "0003"
 
 EXPECTED: dict[str, dict[str, Any]] = {
     "players": {
@@ -64,6 +64,39 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "pk": ["id"],
         "indexes": {},
         "uniques": {("uq_games_room_id", ("room_id",))},
+        "fks": {(("room_id",), "rooms", ("id",))},
+    },
+    "daily_entries": {
+        "columns": {"id", "game", "date", "player_id", "room_id", "status", "ranked", "score",
+                    "rank_key", "created_at", "finished_at"},
+        "pk": ["id"],
+        "indexes": {
+            "ix_daily_entries_board": (("game", "date", "rank_key", "finished_at", "id"), False),
+            "ix_daily_entries_player_game": (("player_id", "game"), False),
+            "uq_daily_entries_ranked": (("game", "date", "player_id"), True),
+        },
+        "uniques": {("uq_daily_entries_room_id", ("room_id",))},
+        "fks": {(("player_id",), "players", ("id",)), (("room_id",), "rooms", ("id",))},
+    },
+    "server_secrets": {
+        "columns": {"name", "value", "created_at"},
+        "pk": ["name"],
+        "indexes": {},
+        "uniques": set(),
+        "fks": set(),
+    },
+    "room_snapshots": {
+        "columns": {"room_id", "version", "active", "data", "updated_at"},
+        "pk": ["room_id"],
+        "indexes": {"ix_room_snapshots_active": (("active",), False)},
+        "uniques": set(),
+        "fks": {(("room_id",), "rooms", ("id",))},
+    },
+    "room_log": {
+        "columns": {"room_id", "seq", "entry"},
+        "pk": ["room_id", "seq"],
+        "indexes": {},
+        "uniques": set(),
         "fks": {(("room_id",), "rooms", ("id",))},
     },
     "game_results": {
@@ -141,7 +174,7 @@ async def test_upgrade_downgrade_upgrade(database_url: str) -> None:
     await migrate(database_url)
     schema, version = await _inspect(database_url)
     assert schema == EXPECTED
-    assert version == "0001"
+    assert version == HEAD
 
     await _downgrade(database_url, "base")
     schema, version = await _inspect(database_url)
@@ -151,15 +184,15 @@ async def test_upgrade_downgrade_upgrade(database_url: str) -> None:
     await migrate(database_url)
     schema, version = await _inspect(database_url)
     assert schema == EXPECTED
-    assert version == "0001"
+    assert version == HEAD
 
 
 async def test_upgrade_is_idempotent(database_url: str) -> None:
     await migrate(database_url)
     await migrate(database_url)
     schema, version = await _inspect(database_url)
-    assert set(schema) == TABLES
-    assert version == "0001"
+    assert set(schema) == set(EXPECTED)
+    assert version == HEAD
 
 
 async def test_models_match_migrations(database_url: str) -> None:

@@ -68,8 +68,9 @@ def test_lobby_to_a_game_against_a_bot(live_server, open_page: OpenPage) -> None
     turns = table.recorded_turns()
     # The highlight went 0 -> 1 -> 0 three times: the turn passed to the bot and back.
     assert "".join(t for t in turns if t in "01").count("01") >= 3, turns
-    assert page.get_by_test_id("seat-0").count() == 0  # your own seat is "my-seat"
-    assert page.get_by_test_id("my-seat").get_attribute("data-turn") == "true"
+    assert page.get_by_test_id("seat-0").get_attribute("data-turn") == "true"
+    assert page.get_by_test_id("seat-1").get_attribute("data-turn") == "false"
+    assert "is-you" in page.get_by_test_id("seat-0").get_attribute("class")
 
     log = page.get_by_test_id("log").inner_text()
     assert "You discarded" in log

@@ -179,7 +179,7 @@ def test_a_dropped_socket_or_a_reload_keeps_the_guest_and_the_seat(
     live_server, open_page: OpenPage
 ) -> None:
     ana = new_guest(live_server.url, "Ana")
-    _, page = start_scenario_room(live_server.url, ana, open_page)
+    room, page = start_scenario_room(live_server.url, ana, open_page)
     me = Table(page)
     me.wait_my_turn_to_draw()
 
@@ -199,10 +199,20 @@ def test_a_dropped_socket_or_a_reload_keeps_the_guest_and_the_seat(
 
     page.reload()
     me.wait_phase("playing")
-    page.wait_for_selector('[data-testid="my-seat"]')
+    page.wait_for_selector('[data-testid="seat-0"].is-you')
     assert sorted(me.hand()) == hand
     assert page.get_by_test_id("table").get_attribute("data-you") == "0"
     assert page.get_by_test_id("whoami").inner_text() == "Ana"
     # Still in the play step of the same turn: discarding works.
     me.discard("KC")
-    me.wait_turn_of(1)
+    me.wait_discard_top_not("KC")
+    me.wait_my_turn_to_draw()
+    hand = sorted(me.hand())
+
+    # Off to the lobby and back: the running game is listed with "Rejoin".
+    page.get_by_test_id("brand").click()
+    page.get_by_test_id(f"room-{room}").wait_for()
+    page.get_by_test_id(f"btn-join-{room}").click()
+    me.wait_phase("playing")
+    page.wait_for_selector('[data-testid="stock"]:enabled')
+    assert sorted(me.hand()) == hand

@@ -778,3 +778,108 @@ def test_apply_leaves_the_given_state_untouched() -> None:
 def test_setup_ignores_room_options_and_uses_defaults() -> None:
     state = GAME.setup({"seed": 5, "bot_delay_ms": 0, "fill_bots": True}, 3, seed=5, now=0)
     assert state.options == {"deals": None, "target": 100, "deal_pause_ms": 6000}
+
+
+# --- Decisions: going out through a chain of lay-offs (BR-12, BR-14) -------------------
+
+
+def test_br_12_a_meld_may_leave_only_the_taken_card_when_it_lays_off_at_once() -> None:
+    state = deal([RUN10, JUNK1], stock="QC", discard="KC JH", target=10_000)
+    state, _ = play(state, 0, PILE)
+    # Only JH is left, which may not be discarded, but it fits the new run.
+    state, _ = play(state, 0, meld(RUN10))
+    assert state.hands[0] == ["JH"] and state.phase == "playing"
+    assert GAME.legal_actions(state, 0) == [lay_off("JH", "m1")]
+    refused(state, 0, discard("JH"))
+    state, events = play(state, 0, lay_off("JH", "m1"))
+    assert [e["kind"] for e in events] == ["laid_off", "deal_over"]
+    assert state.result is not None and state.result["winner"] == 0
+    assert state.result["rummy"] is True
+
+
+# Seat 1 melds 4S 5S 6S and discards the pile card seat 0 then takes.
+def _chain_position(pile_card: str) -> BasicRummyState:
+    hands = ["AH 2H 3H 4H 5H 6H 7H 8H 9H 7S", f"4S 5S 6S {pile_card} 2C 5C 8C AD 4D 9D"]
+    state = deal(hands, stock="KC QC", discard="JD", target=10_000)
+    state, _ = play(state, 0, STOCK)
+    state, _ = play(state, 0, discard("KC"))
+    state, _ = play(state, 1, STOCK)
+    state, _ = play(state, 1, meld("4S 5S 6S"))
+    state, _ = play(state, 1, discard(pile_card))
+    state, _ = play(state, 0, PILE)
+    state, _ = play(state, 0, meld("AH 2H 3H 4H 5H 6H 7H 8H 9H"))
+    assert state.hands[0] == ["7S", pile_card]
+    return state
+
+
+def test_br_14_going_out_through_a_chain_of_lay_offs() -> None:
+    state = _chain_position("8S")
+    # Laying off 7S leaves only 8S, the taken card, which then fits after 7S.
+    state, _ = play(state, 0, lay_off("7S", "m1"))
+    assert state.hands[0] == ["8S"]
+    assert GAME.legal_actions(state, 0) == [lay_off("8S", "m1")]
+    state, events = play(state, 0, lay_off("8S", "m1"))
+    assert [e["kind"] for e in events] == ["laid_off", "deal_over"]
+    assert state.result is not None and state.result["winner"] == 0
+    assert state.melds[0].cards == ("4S", "5S", "6S", "7S", "8S")
+
+
+def test_br_12_a_lay_off_leaving_a_taken_card_that_fits_nowhere_is_refused() -> None:
+    state = _chain_position("9S")
+    # 9S would fit only after 8S, which nobody has laid: seat 0 would be stuck.
+    assert "BR-12" in refused(state, 0, lay_off("7S", "m1"))
+    state, _ = play(state, 0, discard("7S"))
+    assert state.turn == 1
+
+
+# --- Decisions: endless deals (BR-17) ---------------------------------------------------
+
+
+def _turn_over_round(state: BasicRummyState) -> tuple[BasicRummyState, list[str]]:
+    """The player on turn draws from the stock and discards that card; returns event kinds."""
+    seat = state.turn
+    state, drawn = play(state, seat, STOCK)
+    state, discarded = play(state, seat, discard(state.hands[seat][-1]))
+    return state, [e["kind"] for e in drawn + discarded]
+
+
+def test_br_17_a_deal_ends_void_when_the_stock_runs_out_after_three_turnovers() -> None:
+    state = deal([JUNK0, JUNK1], stock="KC", discard="QC", now=0, target=10_000)
+    turnovers = 0
+    for _ in range(20):
+        state, kinds = _turn_over_round(state)
+        turnovers += kinds.count("stock_turned")
+        if state.phase != "playing":
+            break
+        # Until the limit, an empty stock is turned over as BR-17 says.
+        assert state.stock or turnovers < 3
+    assert turnovers == 3
+    assert kinds[-1] == "deal_over" and state.stock == []
+    assert state.result is not None
+    assert state.result["void"] is True and state.result["winner"] is None
+    assert state.result["points"] == 0 and state.scores == [0, 0]
+    assert state.phase == "deal_over" and GAME.to_act(state) == []
+
+
+@pytest.mark.parametrize("seed", [672, 912, 1091])
+def test_br_17_bot_deals_that_went_round_for_ever_now_end_void(seed: int) -> None:
+    from engine.bots.basic_rummy import choose
+
+    state = GAME.setup({"deals": 1, "deal_pause_ms": 0}, 2, seed, 0)
+    for _ in range(2000):
+        if not GAME.to_act(state):
+            break
+        seat = GAME.to_act(state)[0]
+        action = choose(GAME.view(state, seat))
+        assert action is not None
+        state, _ = GAME.apply(state, seat, action, 0)
+    assert state.phase == "game_over"
+    assert state.result is not None and state.result["void"] is True
+
+
+def test_br_17_turnovers_survive_a_snapshot() -> None:
+    state = deal([JUNK0, JUNK1], stock="KC", discard="QC")
+    for _ in range(3):
+        state, _ = _turn_over_round(state)
+    restored = GAME.restore(json.loads(json.dumps(GAME.snapshot(state))))
+    assert restored == state and restored.turnovers == state.turnovers > 0

@@ -68,6 +68,27 @@ def card_ids(value: Any) -> set[str]:
     return set()
 
 
+def compatible(older_seat: int, older_to: int | None, older_size: int,
+               seat: int, to: int | None, size: int) -> bool:
+    """RD-11, restated: same size, different seats, targets respected both ways."""
+    return (older_seat != seat and older_size == size
+            and to in (None, older_seat) and older_to in (None, seat))
+
+
+def check_matching(before: RemmiDemmiState, seat: int, action: dict[str, Any],
+                   events: list[Any]) -> None:
+    """An arriving offer traded with the oldest compatible open offer, or with none."""
+    size, to = len(action["cards"]), action.get("to")
+    candidates = [o for o in before.offers if o.seat != seat
+                  and compatible(o.seat, o.to, len(o.cards), seat, to, size)]
+    traded = [e for e in events if e["kind"] == "traded"]
+    if not candidates:
+        assert not traded
+        return
+    assert len(traded) == 1
+    assert (traded[0]["a"], traded[0]["b"], traded[0]["size"]) == (candidates[0].seat, seat, size)
+
+
 def remmi_scenario(players: int, rng: Rng) -> list[list[str]]:
     """Seats 0 and 1 hold a Remmi (plus a tenth card with four players); the rest is shuffled."""
     copies = 5 if players <= 5 else 7 if players <= 7 else 9
@@ -133,6 +154,9 @@ class RemmiDemmiMachine(RuleBasedStateMachine):
             return False
         assert GAME.snapshot(state) == before and state == deep, "apply changed its input"
         self.check_events(new, events)
+        if isinstance(action, dict) and action.get("kind") == "offer" and any(
+                e["kind"] == "offered" for e in events):
+            check_matching(state, seat, action, events)
         self.state = new
         self.log.append(("apply", seat, copy.deepcopy(action), self.now))
         self.fire()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -38,11 +39,11 @@ def make_room(seats: int = 2, **options: Any) -> tuple[RoomCore, Collect]:
 
 def test_players_take_free_seats_and_get_them_back_on_reconnect() -> None:
     room, _ = make_room(3)
-    assert room.handle(Join("ana", "Ana", "player"), 1) == 0
+    assert room.handle(Join("ana", "Ana", "player", conn="c1"), 1) == 0
     assert room.handle(Join("bo", "Bo", "player"), 2) == 1
-    room.handle(Leave("ana", 0, disconnect=True), 3)
-    assert room.handle(Join("ana", "Ana", "player"), 4) == 0
-    assert room.seats[0].connections == 1
+    room.handle(Leave("ana", 0, disconnect=True, conn="c1"), 3)
+    assert room.handle(Join("ana", "Ana", "player", conn="c2"), 4) == 0
+    assert room.seats[0].connections == {"c2"}
 
 
 def test_full_room_and_started_game_refuse_new_players() -> None:
@@ -181,3 +182,44 @@ def test_snapshot_gives_the_current_version_and_view() -> None:
     assert version == room.version
     assert view["you"] == 0 and view["phase"] == "waiting"
     assert view["seats"][0]["name"] == "Ana"
+
+
+def test_a_retried_command_id_is_answered_again_not_applied_twice() -> None:
+    room, _ = make_room(3)
+    room.handle(Join("ana", "Ana", "player", conn="c1"), 1)
+    assert room.handle(AddBot("ana", command_id="x1"), 2) == 1
+    version = room.version
+    assert room.handle(AddBot("ana", command_id="x1"), 3) == 1
+    assert room.version == version and room.seats_taken == 2
+
+
+def test_a_room_snapshot_restores_the_same_room_and_game() -> None:
+    room, sink = make_room(2, turn_clock_s=60)
+    room.handle(Join("ana", "Ana", "player", conn="p1:1"), 1)
+    room.handle(Join(None, None, "spectator", conn="p2:7"), 1)
+    room.handle(AddBot("ana", command_id="b"), 1)
+    room.handle(Start("ana"), 10)
+    now = 10
+    while room.state.turn != 0:
+        now = room.next_wakeup() or now
+        room.tick(now)
+    data = json.loads(json.dumps(room.to_snapshot()))  # survives JSON
+    copy = RoomCore.from_snapshot(data, GAME, sink, list(room.action_log))
+    assert copy.view_for(0, now) == room.view_for(0, now)
+    assert copy.view_for(None, now) == room.view_for(None, now)
+    assert (copy.version, copy.next_wakeup(), copy.turn_deadline) == (
+        room.version, room.next_wakeup(), room.turn_deadline)
+    assert copy.handle(AddBot("ana", command_id="b"), now) == 1  # remembered reply
+    copy.handle(Act("ana", 0, {"kind": "draw", "from": "stock"}), now)
+    assert copy.version == room.version + 1
+
+
+def test_connections_of_a_dead_process_are_dropped() -> None:
+    room, sink = make_room(2)
+    room.handle(Join("ana", "Ana", "player", conn="p1:1"), 1)
+    room.handle(Join("bo", "Bo", "player", conn="p2:1"), 1)
+    room.handle(Join(None, None, "spectator", conn="p1:2"), 1)
+    room.drop_connections(lambda conn: conn.startswith("p2:"), 5)
+    assert room.seats[0].connections == set() and room.seats[1].connections == {"p2:1"}
+    assert room.spectators == 0
+    assert sink.changes[-1].events == [{"kind": "disconnected", "seat": 0}]

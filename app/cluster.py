@@ -1,0 +1,242 @@
+"""Several server processes on one Redis: leases, takeover and command routing.
+
+Terms:
+
+- *process*: one running server, named by a random ``process_id``. It
+  announces itself with a heartbeat (a score in the ``processes`` sorted
+  set: the time until which it counts as alive).
+- *lease*: the Redis key that says which process owns a room. Only the
+  owner runs the room's actor; it renews the lease while it lives, and every
+  save of the room is fenced by it (:mod:`app.snapshots`).
+- *takeover*: when a lease runs out (its owner died), any process may claim
+  it (``SET NX``); the winner loads the room's snapshot and runs it on.
+  Deadlines are absolute times, so timers carry on where they were.
+- *routing*: a command for a room owned elsewhere is published on the
+  owner's command channel and answered on the sender's reply channel. A
+  command that gets no answer is retried (with the same command id, so it is
+  never applied twice) wherever the room lives by then.
+
+Room output does not pass through here: owners publish frames on the
+broker's room channels, which every process with watchers subscribes to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from redis.asyncio import Redis
+
+from app.broker import Broker, Subscription
+from app.snapshots import RedisKeys, RedisSnapshots, text_of
+from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
+
+if TYPE_CHECKING:
+    from app.rooms import RoomRegistry
+
+log = logging.getLogger("kartu.cluster")
+
+COMMANDS: dict[str, type[Any]] = {
+    cls.__name__: cls for cls in (Join, Leave, AddBot, Start, Act, Snapshot)
+}
+
+# KEYS: lease keys; ARGV[1]: process, ARGV[2]: lease ms. Returns the rooms lost.
+_RENEW = """
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+  else
+    table.insert(lost, i)
+  end
+end
+return lost
+"""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def encode_command(command: Command) -> dict[str, Any]:
+    return {"kind": type(command).__name__, **dataclasses.asdict(command)}
+
+
+def decode_command(data: dict[str, Any]) -> Command:
+    fields = dict(data)
+    cls = COMMANDS[fields.pop("kind")]
+    command: Command = cls(**fields)
+    return command
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Cluster:
+    LEASE_MS = 4000
+    RENEW_EVERY_S = 1.0
+    SCAN_EVERY_S = 1.0
+    CALL_TIMEOUT_S = 2.5
+
+    def __init__(self, redis_url: str, prefix: str, broker: Broker) -> None:
+        self.process_id = secrets.token_hex(6)
+        self.redis = Redis.from_url(redis_url)
+        self.keys = RedisKeys(prefix)
+        self.broker = broker
+        self.snapshots = RedisSnapshots(self.redis, self.keys, self.process_id)
+        self.registry: RoomRegistry | None = None
+        self._renew = self.redis.register_script(_RENEW)
+        self._release = self.redis.register_script(_RELEASE)
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self._subscriptions: list[Subscription] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._handlers: set[asyncio.Task[None]] = set()
+
+    # --- life ----------------------------------------------------------------
+
+    async def start(self, registry: RoomRegistry) -> None:
+        self.registry = registry
+        await self.heartbeat()
+        self._subscriptions = [
+            await self.broker.subscribe(self.keys.commands(self.process_id), self._on_command),
+            await self.broker.subscribe(self.keys.replies(self.process_id), self._on_reply),
+        ]
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._renew_forever()),
+                       loop.create_task(self._scan_forever())]
+        log.info("process_started", extra={"fields": {"process": self.process_id}})
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for subscription in self._subscriptions:
+            with contextlib.suppress(Exception):
+                await self.broker.unsubscribe(subscription)
+        with contextlib.suppress(Exception):
+            await self.redis.zrem(self.keys.processes, self.process_id)
+        await self.redis.aclose()
+
+    async def heartbeat(self) -> None:
+        now = now_ms()
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(self.keys.processes, {self.process_id: now + self.LEASE_MS})
+        pipe.zremrangebyscore(self.keys.processes, 0, now - 60_000)
+        await pipe.execute()
+
+    async def alive_processes(self) -> set[str]:
+        members: list[Any] = await self.redis.zrangebyscore(
+            self.keys.processes, now_ms(), "+inf")
+        return {text_of(m) for m in members}
+
+    # --- leases ----------------------------------------------------------------
+
+    async def acquire(self, room_id: str) -> bool:
+        return bool(await self.redis.set(self.keys.lease(room_id), self.process_id, nx=True,
+                                         px=self.LEASE_MS))
+
+    async def release(self, room_id: str) -> None:
+        await self._release(keys=[self.keys.lease(room_id)], args=[self.process_id])
+
+    async def owner(self, room_id: str) -> str | None:
+        raw = await self.redis.get(self.keys.lease(room_id))
+        return None if raw is None else text_of(raw)
+
+    async def is_active(self, room_id: str) -> bool:
+        return bool(await self.redis.sismember(self.keys.active, room_id))
+
+    async def exists(self, room_id: str) -> bool:
+        return bool(await self.redis.exists(self.keys.snapshot(room_id)))
+
+    async def _renew_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.RENEW_EVERY_S)
+            try:
+                await self.heartbeat()
+                await self._renew_leases()
+            except Exception:
+                log.exception("lease renewal failed")
+
+    async def _renew_leases(self) -> None:
+        assert self.registry is not None
+        room_ids = list(self.registry.rooms)
+        if not room_ids:
+            return
+        lost = await self._renew(keys=[self.keys.lease(r) for r in room_ids],
+                                 args=[self.process_id, self.LEASE_MS])
+        for index in lost:
+            room_id = room_ids[int(index) - 1]
+            log.warning("lease_lost", extra={"fields": {"room": room_id}})
+            await self.registry.drop_local(room_id)
+
+    async def _scan_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.SCAN_EVERY_S)
+            try:
+                await self.adopt_orphans()
+            except Exception:
+                log.exception("takeover scan failed")
+
+    async def adopt_orphans(self) -> None:
+        """Takes over every active room whose lease has run out."""
+        assert self.registry is not None
+        for room_id in await self.snapshots.active_rooms():
+            if room_id not in self.registry.rooms and await self.owner(room_id) is None:
+                await self.registry.take_over(room_id)
+
+    # --- routing ---------------------------------------------------------------
+
+    async def call(self, owner: str, room_id: str, command: Command) -> Any:
+        """Sends ``command`` to the process that owns the room and waits for its answer."""
+        request = secrets.token_hex(8)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[request] = future
+        message = orjson.dumps({"id": request, "from": self.process_id, "room": room_id,
+                                "command": encode_command(command)})
+        try:
+            self.broker.publish(self.keys.commands(owner), message)
+            async with asyncio.timeout(self.CALL_TIMEOUT_S):
+                reply = await future
+        finally:
+            self._waiting.pop(request, None)
+        if "error" in reply:
+            code, text = reply["error"]
+            raise RoomError(code, text)
+        result = reply["result"]
+        return tuple(result) if isinstance(command, Snapshot) else result
+
+    def _on_command(self, message: bytes) -> None:
+        task = asyncio.get_running_loop().create_task(self._answer(orjson.loads(message)))
+        self._handlers.add(task)
+        task.add_done_callback(self._handlers.discard)
+
+    async def _answer(self, request: dict[str, Any]) -> None:
+        assert self.registry is not None
+        actor = self.registry.rooms.get(request["room"])
+        reply: dict[str, Any] = {"id": request["id"]}
+        try:
+            if actor is None or actor.stopped:
+                raise RoomError("moved", "the room moved; try again")
+            reply["result"] = await actor.call(decode_command(request["command"]))
+        except RoomError as err:
+            reply["error"] = [err.code, err.message]
+        except Exception as err:
+            log.exception("remote command failed")
+            reply["error"] = ["bad_message", f"could not run the command: {err}"]
+        self.broker.publish(self.keys.replies(request["from"]), orjson.dumps(reply))
+
+    def _on_reply(self, message: bytes) -> None:
+        reply = orjson.loads(message)
+        future = self._waiting.get(reply["id"])
+        if future is not None and not future.done():
+            future.set_result(reply)
