@@ -136,7 +136,11 @@ class HandMeld(NamedTuple):
 
 @dataclass(frozen=True)
 class Partition:
-    """A hand split into disjoint melds and the rest, with the split's score."""
+    """A hand split into disjoint melds and the rest, with the split's score.
+
+    Runs come before sets, each kind in ``sort_key`` order of its first card;
+    the rest is in ``sort_key`` order.
+    """
 
     melds: tuple[HandMeld, ...]
     rest: tuple[str, ...]
@@ -223,7 +227,9 @@ def best_partition(hand: Iterable[str], rules: MeldRules, value: Callable[[str],
     in_melds = {c for m in chosen for c in m.cards}
     rest = tuple(c for c in cards if c not in in_melds)
     melded = total - sum(value(c) for c in rest)
-    return Partition(chosen, rest, melded - (total - melded))
+    # Runs first (the order they go down in, IR-8 style), each kind in card order.
+    ordered = tuple(sorted(chosen, key=lambda m: (m.kind != "run", sort_key(m.cards[0]))))
+    return Partition(ordered, rest, melded - (total - melded))
 
 
 _IMPOSSIBLE = -(1 << 30)

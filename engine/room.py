@@ -209,6 +209,11 @@ class RoomCore:
             return 0
         return int(self.options.get("turn_clock_s", 0)) * 1000
 
+    @property
+    def public_options(self) -> dict[str, Any]:
+        """The options anyone may see (a scenario would give a deal away)."""
+        return {k: v for k, v in self.options.items() if k != "scenario"}
+
     def summary(self) -> dict[str, Any]:
         """The lobby's line for this room."""
         return {
@@ -221,7 +226,7 @@ class RoomCore:
             "spectators": self.spectators,
             "players": [s.name for s in self.seats if not s.is_free],
             "owner_id": self.owner_id,
-            "options": {k: v for k, v in self.options.items() if k != "scenario"},
+            "options": self.public_options,
             "created_at": self.created_at,
             "private": self.private,
         }
@@ -249,6 +254,7 @@ class RoomCore:
         view["room"] = {
             "id": self.room_id, "status": self.status, "owner_id": self.owner_id,
             "spectators": self.spectators, "seats": self.seat_count,
+            "options": self.public_options, "private": self.private,
         }
         view["turn_deadline"] = self.turn_deadline
         view["server_time"] = now
@@ -433,6 +439,7 @@ class RoomCore:
             if not seat.plays_by_bot:
                 continue
             view = self.game.view(self.state, seat_index)
+            view["server_time"] = now  # bots pace themselves by the room's clock
             action = self.game.bot_action(view, self.seed + len(self.action_log))
             if action is None:
                 continue

@@ -17,7 +17,7 @@ import os
 from logging.config import fileConfig
 
 from alembic import context
-from sqlalchemy import pool
+from sqlalchemy import pool, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import async_engine_from_config
 
@@ -62,6 +62,11 @@ def do_run_migrations(connection: Connection) -> None:
         compare_type=True,
     )
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # Several servers may start at once (replicas): one migrates, the
+            # others wait here, then find the schema at head. The lock ends
+            # with the transaction.
+            connection.execute(text("SELECT pg_advisory_xact_lock(72461500)"))
         context.run_migrations()
 
 

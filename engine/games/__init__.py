@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from engine.game import Game
 from engine.games.basic_rummy import BasicRummy
+from engine.games.indonesian_remi import IndonesianRemi
 from engine.games.remmi_demmi import RemmiDemmi
 from engine.games.traditional_remi import TraditionalRemi
 
 _GAMES: dict[str, Game] = {
-    game.name: game for game in (BasicRummy(), RemmiDemmi(), TraditionalRemi())
+    game.name: game
+    for game in (BasicRummy(), RemmiDemmi(), TraditionalRemi(), IndonesianRemi())
 }
 
 

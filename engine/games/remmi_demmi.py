@@ -41,7 +41,8 @@ Decisions beyond the written rules:
 - Claims, like trades, are only possible while the timer runs.
 - A claim needs no ``cards`` when the hand holds exactly nine cards.
 - A claimer has laid their cards down: their hand is empty and they take no
-  further part in the round. Offers aimed at a claimer are cancelled.
+  further part in the round (:meth:`RemmiDemmi.to_act` leaves them out).
+  Offers aimed at a claimer are cancelled.
 - In frantic, starting the timer turns the cards face up (it is the sign that
   trading begins), so a forgotten ``reveal`` cannot block a round. An offer
   before the timer runs costs 1 point and is not placed; the action itself is
@@ -315,8 +316,8 @@ def to_snapshot(state: RemmiDemmiState) -> dict[str, Any]:
         "penalties": [dict(p) for p in state.penalties],
         "revealed": state.revealed,
         "peeked": list(state.peeked),
-        "result": state.result,
-        "results": [dict(r) for r in state.results],
+        "result": copy.deepcopy(state.result),
+        "results": copy.deepcopy(state.results),
         "next_deal_at": state.next_deal_at,
         "winners": None if state.winners is None else list(state.winners),
     }
@@ -376,8 +377,8 @@ def from_snapshot(data: dict[str, Any]) -> RemmiDemmiState:
             penalties=[dict(p) for p in data["penalties"]],
             revealed=bool(data["revealed"]),
             peeked=[bool(p) for p in data["peeked"]],
-            result=data["result"],
-            results=[dict(r) for r in data["results"]],
+            result=copy.deepcopy(data["result"]),
+            results=copy.deepcopy(list(data["results"])),
             next_deal_at=data["next_deal_at"],
             winners=None if data["winners"] is None else [int(w) for w in data["winners"]],
         )

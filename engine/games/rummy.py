@@ -48,7 +48,12 @@ and the closing discard). Hooks a game may override:
 - :meth:`RummyGame.can_go_out` decides whether a meld or lay-off may leave the
   hand where it does without a discard to close the turn;
 - :meth:`RummyGame.can_rebuild_stock` and :meth:`RummyGame.rebuild_stock`
-  handle a stock that ran out;
+  handle a stock that ran out, and :meth:`RummyGame.is_deal_blocked` says
+  when the player to draw cannot go on, which ends the deal;
+- :meth:`RummyGame.next_dealer` picks the dealer of the next deal;
+- :meth:`RummyGame.result_details` adds a game's own fields to a finished
+  deal's ``result`` (a ``void`` field from :meth:`RummyGame.score_deal`
+  overrides the default, no winner);
 - :meth:`RummyGame.extend_view` and :meth:`RummyGame.outcome_details` add a
   game's own fields.
 """
@@ -371,6 +376,26 @@ class RummyGame:
             state.discard = []
             events.append({"kind": "stock_turned", "count": len(state.stock)})
         state.turnovers += 1
+
+    def is_deal_blocked(self, state: RummyState) -> bool:
+        """Whether the player to draw cannot go on (checked when a turn starts).
+
+        If so the deal ends at once, scored with no winner. By default: the
+        stock is empty and cannot be rebuilt.
+        """
+        return not state.stock and not self.can_rebuild_stock(state)
+
+    def next_dealer(self, state: RummyState) -> int:
+        """The dealer of the deal after ``state``'s; by default the next seat clockwise."""
+        # With two players that means the deal alternates.
+        return (state.dealer + 1) % state.players
+
+    def result_details(self, state: RummyState, winner: int | None) -> dict[str, Any]:
+        """The game's own fields of a finished deal's ``result`` (where every hand is shown).
+
+        Called once the deal's totals have been added to ``state.scores``.
+        """
+        return {}
 
     def extend_view(self, view: View, state: RummyState, seat: int | None) -> None:
         """Adds the game's own fields to a view, in place."""
@@ -891,8 +916,7 @@ class RummyGame:
 
     def _next_deal(self, state: RummyState) -> tuple[RummyState, list[Event]]:
         new = self._clone(state)
-        # The deal passes to the next seat (with two players that means it alternates).
-        new.dealer = (state.dealer + 1) % state.players
+        new.dealer = self.next_dealer(state)
         new.deal = state.deal + 1
         self._deal_shuffled(new)
         events: list[Event] = [{"kind": "deal_started", "deal": new.deal, "dealer": new.dealer}]
@@ -938,8 +962,8 @@ class RummyGame:
         state.step = DRAW
 
     def _check_drawable(self, state: RummyState, now: int, events: list[Event]) -> None:
-        """Ends the deal void when the player to draw has no stock and none can be rebuilt."""
-        if state.phase == PLAYING and not state.stock and not self.can_rebuild_stock(state):
+        """Ends the deal, with no winner, when the player to draw cannot go on."""
+        if state.phase == PLAYING and self.is_deal_blocked(state):
             self._end_deal(state, None, now, events)
 
     def _end_deal(self, state: RummyState, winner: int | None, now: int,
@@ -949,12 +973,14 @@ class RummyGame:
         changes, own = self.score_deal(state, winner, hand_values)
         for seat, change in enumerate(changes):
             state.scores[seat] += change
-        summary = {"deal": state.deal, "winner": winner, **own, "void": winner is None}
+        summary = {"deal": state.deal, "winner": winner, **own}
+        summary.setdefault("void", winner is None)
         state.results.append(summary)
         state.result = {
             **copy_json(summary),
             "hand_values": hand_values,
             "hands": [list(h) for h in state.hands],
+            **self.result_details(state, winner),
         }
         state.taken_from_discard = None
         state.laid_down_this_turn = False

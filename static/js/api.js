@@ -73,13 +73,17 @@ function reasonOf(body, status) {
   return `Request failed (${status}).`;
 }
 
-async function request(method, path, { body, auth = false } = {}) {
+async function request(method, path, { body, auth = false, maybeAuth = false } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (auth) {
     const identity = loadIdentity();
     if (!identity) throw new ApiError(401, 'Choose a name first.');
     headers.Authorization = `Bearer ${identity.token}`;
+  } else if (maybeAuth) {
+    // Sent when there is one, so that the answer can say where "you" stand.
+    const identity = loadIdentity();
+    if (identity) headers.Authorization = `Bearer ${identity.token}`;
   }
   let response;
   try {
@@ -136,6 +140,31 @@ export async function fetchRoom(roomId) {
 
 export async function createRoom(game, seats, options) {
   return request('POST', '/api/rooms', { body: { game, seats, options }, auth: true });
+}
+
+// --- the daily deal -------------------------------------------------------------
+
+/** Opens (or resumes) today's daily room of `game`: {room_id, date, ranked, resumed, seed_hash...}. */
+export async function playDaily(game) {
+  return request('POST', `/api/daily/${encodeURIComponent(game)}`, { auth: true });
+}
+
+/** A day's daily deal of `game`: {date, seed_hash, seed (past days), options, seats, ranking, you}. */
+export async function fetchDaily(game, date = null) {
+  const query = date ? `?date=${encodeURIComponent(date)}` : '';
+  return request('GET', `/api/daily/${encodeURIComponent(game)}${query}`, { maybeAuth: true });
+}
+
+/** {game, date, ranking, entries: [{rank, player_id, name, score}], total, you}. */
+export async function fetchLeaderboard(game, date = null, limit = 20) {
+  const params = new URLSearchParams({ limit: String(limit) });
+  if (date) params.set('date', date);
+  return request('GET', `/api/leaderboard/${encodeURIComponent(game)}?${params}`, { maybeAuth: true });
+}
+
+/** {player_id, name, games: [{game, played, best, average}]}. */
+export async function fetchPlayerStats(playerId) {
+  return request('GET', `/api/players/${encodeURIComponent(playerId)}/stats`);
 }
 
 /** The link that opens a room directly (join if a seat is free, else watch). */

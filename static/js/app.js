@@ -4,20 +4,29 @@
 //   /                      the lobby
 //   /?room=ID              open a table: take a seat if one is free, else watch
 //   /?room=ID&watch=1      watch a table
+//   /?room=ID&daily=GAME   a daily room (a strip links to its leaderboard)
+//   /?daily[&game=G&date=D] the daily deals and their leaderboards
 //
 // One WebSocket serves the whole page; the open screen subscribes to it.
 
 import { createGuest, inviteUrl, loadIdentity, onIdentityChange, clearIdentity } from './api.js';
 import { installCardSprite } from './cards.js';
 import { h, mount } from './dom.js';
+import { cls } from './ui.js';
 import { Lobby } from './lobby.js';
 import { GameSocket } from './socket.js';
+import { Daily } from './daily.js';
 import { BasicRummyTable, errorText } from './table_basic_rummy.js';
 import { GenericTable } from './table_generic.js';
+import { IndonesianRemiTable } from './table_indonesian_remi.js';
+import { RemmiDemmiTable } from './table_remmi_demmi.js';
+import { TraditionalRemiTable } from './table_traditional_remi.js';
 
 const TABLES = {
   basic_rummy: BasicRummyTable,
-  traditional_remi: BasicRummyTable,
+  traditional_remi: TraditionalRemiTable,
+  indonesian_remi: IndonesianRemiTable,
+  remmi_demmi: RemmiDemmiTable,
 };
 const CLOSE_BAD_TOKEN = 4401;
 
@@ -40,19 +49,32 @@ export function navigate(url, { replace = false } = {}) {
   route();
 }
 
-function roomUrl(roomId, watch = false) {
+function roomUrl(roomId, watch = false, daily = null) {
   const params = new URLSearchParams({ room: roomId });
   if (watch) params.set('watch', '1');
+  if (daily) params.set('daily', daily);
   return `/?${params}`;
+}
+
+function dailyUrl(game = null, date = null) {
+  return `/?daily${game ? `&game=${encodeURIComponent(game)}` : ''}${date ? `&date=${encodeURIComponent(date)}` : ''}`;
 }
 
 // --- the room screen -----------------------------------------------------------
 
 class RoomScreen {
-  constructor(root, roomId, role) {
-    this.root = root;
+  constructor(root, roomId, role, { daily = null } = {}) {
     this.roomId = String(roomId);
     this.role = role;
+    this.daily = daily;
+    this.root = root;
+    if (daily) {
+      // A daily room: a strip above the table leads to the day's leaderboard.
+      this.strip = h('div', { class: 'daily-strip', testid: 'daily-strip' });
+      this.root = h('div', { class: 'daily-table' });
+      mount(root, this.strip, this.root);
+      this.renderStrip(null);
+    }
     this.table = null;
     this.notice = null;
     this.joined = false;
@@ -67,7 +89,7 @@ class RoomScreen {
         if (reconnect || !this.joined) this.join();
       }),
     ];
-    mount(root, h('div', { class: 'loading', testid: 'table-loading' }, 'Taking a seat…'));
+    mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, 'Taking a seat…'));
     socket.start();
     if (socket.isOpen) this.join();
   }
@@ -144,6 +166,27 @@ class RoomScreen {
       for (const event of this.early.splice(0)) this.table.onEvent(event);
     }
     this.table.update(msg.view, msg.version);
+    if (this.daily) this.renderStrip(msg.view.phase);
+  }
+
+  renderStrip(phase) {
+    const over = phase === 'game_over';
+    if (this.strip.dataset.phase === String(phase)) return;
+    this.strip.dataset.phase = String(phase);
+    this.strip.classList.toggle('is-over', over);
+    mount(this.strip,
+      h('span', { class: 'daily-strip-tag' }, 'Daily deal'),
+      h('span', { class: 'daily-strip-text' }, over
+        ? 'Finished! See where you stand.'
+        : 'Same cards for everyone today.'),
+      h('a', {
+        href: dailyUrl(this.daily), class: cls('btn btn-small', over ? 'btn-primary' : 'btn-ghost'),
+        testid: 'daily-leaderboard-link',
+        onclick: (e) => {
+          e.preventDefault();
+          navigate(dailyUrl(this.daily));
+        },
+      }, over ? 'Leaderboard →' : 'Leaderboard'));
   }
 
   onEvent(msg) {
@@ -256,9 +299,22 @@ function route() {
       lastToken = token;
       if (socket.wanted) socket.restart();
     }
-    screen = new RoomScreen(main, roomId, watch ? 'spectator' : 'player');
+    screen = new RoomScreen(main, roomId, watch ? 'spectator' : 'player', { daily: params.get('daily') });
+  } else if (params.has('daily')) {
+    screen = new Daily(main, {
+      game: params.get('game'),
+      date: params.get('date'),
+      onOpenRoom: (id, game) => navigate(roomUrl(id, false, game)),
+      onNavigate: (url, { route: go = false } = {}) => {
+        if (go) navigate(url);
+        else window.history.replaceState(null, '', url);
+      },
+    });
   } else {
-    screen = new Lobby(main, { onOpenRoom: (id, role) => navigate(roomUrl(id, role === 'spectator')) });
+    screen = new Lobby(main, {
+      onOpenRoom: (id, role) => navigate(roomUrl(id, role === 'spectator')),
+      onOpenDaily: () => navigate(dailyUrl()),
+    });
   }
   renderConnection(socket.status);
 }

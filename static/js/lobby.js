@@ -50,10 +50,11 @@ function orderedKeys(defaults) {
 }
 
 export class Lobby {
-  /** `onOpenRoom(roomId, role)` opens a table ("player" or "spectator"). */
-  constructor(root, { onOpenRoom }) {
+  /** `onOpenRoom(roomId, role)` opens a table ("player" or "spectator"); `onOpenDaily()` the daily deals. */
+  constructor(root, { onOpenRoom, onOpenDaily = null }) {
     this.root = root;
     this.onOpenRoom = onOpenRoom;
+    this.onOpenDaily = onOpenDaily;
     this.games = [];
     this.rooms = null;
     this.roomsError = null;
@@ -98,6 +99,18 @@ export class Lobby {
             h('section', { class: 'panel' },
               h('h2', null, 'Your name'),
               this.identityBox),
+            this.onOpenDaily ? h('a', {
+              href: '/?daily', class: 'daily-entry', testid: 'btn-daily',
+              onclick: (e) => {
+                e.preventDefault();
+                this.onOpenDaily();
+              },
+            },
+            h('span', { class: 'daily-entry-icon', 'aria-hidden': 'true' }, '☀'),
+            h('span', { class: 'daily-entry-text' },
+              h('strong', null, 'Daily deal'),
+              h('span', null, 'Today’s cards, the same for everyone. Play and climb the leaderboards.')),
+            h('span', { class: 'daily-entry-go', 'aria-hidden': 'true' }, '→')) : null,
             h('section', { class: 'panel' },
               h('h2', null, 'Open a table'),
               this.createForm)),

@@ -15,14 +15,17 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_compose_runs_app_redis_and_postgres_with_healthchecks_and_volumes() -> None:
     spec = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = spec["services"]
-    assert {"app", "redis", "postgres"} <= set(services)
+    assert {"app", "app2", "redis", "postgres"} <= set(services)
+    # Two replicas of the same app on the same Redis and PostgreSQL.
+    assert services["app2"]["environment"] == services["app"]["environment"]
+    assert services["app2"]["command"] == services["app"]["command"]
     app = services["app"]
     assert "app.migrate" in app["command"] and "uvicorn app.main:app" in app["command"]
     assert app["environment"]["REDIS_URL"].startswith("redis://redis")
     assert "@postgres:5432/" in app["environment"]["DATABASE_URL"]
     assert app["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert app["depends_on"]["redis"]["condition"] == "service_healthy"
-    for name in ("app", "redis", "postgres"):
+    for name in ("app", "app2", "redis", "postgres"):
         assert "healthcheck" in services[name], name
     assert set(spec["volumes"]) >= {"pgdata", "redisdata"}
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from app.migrate import alembic_config, migrate, upgrade_to_head
 from tests.services import fresh_postgres_database
 
 HEAD = "0003"
+ROOT = Path(__file__).resolve().parents[2]
 
 EXPECTED: dict[str, dict[str, Any]] = {
     "players": {
@@ -226,3 +229,19 @@ async def test_migrations_leave_logging_alone(tmp_path: Path) -> None:
     assert root.handlers == handlers
     assert root.level == level
     assert not existing.disabled
+
+
+@pytest.mark.postgres
+async def test_servers_starting_together_migrate_once_on_postgresql() -> None:
+    # Replicas run migrations at the same moment; the advisory lock in env.py
+    # lets one migrate while the others wait and then find the schema at head.
+    async with fresh_postgres_database() as url:
+        env = {**os.environ, "DATABASE_URL": url}
+        runs = [await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "app.migrate", env=env, cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+            for _ in range(3)]
+        outputs = [await run.communicate() for run in runs]
+        assert [run.returncode for run in runs] == [0, 0, 0], outputs
+        schema, version = await _inspect(url)
+        assert version == HEAD and set(schema) == set(EXPECTED)

@@ -178,7 +178,8 @@ class RemmiDemmiMachine(RuleBasedStateMachine):
         revealed: set[str] = set()
         for event in events:
             if event["kind"] == "checked":
-                revealed |= {c for claim in event["claims"] for c in claim["cards"] + claim["aside"]}
+                for claim in event["claims"]:
+                    revealed |= set(claim["cards"]) | set(claim["aside"])
             else:
                 assert not card_ids(event), f"event {event} shows cards"
         claimed = {c for claim in self.state.claims + new.claims

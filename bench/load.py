@@ -1,0 +1,669 @@
+"""Load test: kartu against a bare WebSocket baseline, over real sockets on loopback.
+
+    python -m bench.load --shape turn|realtime|idle [--rooms R] [--rate A]
+                         [--duration S] [--processes 1|2] [--redis] [--think-ms T]
+                         [--connections N] [--traders 6|6-9] [--spectators K]
+                         [--spread room|conn] [--compression deflate|none]
+                         [--json out.jsonl] [--quick]
+
+One run starts kartu (uvicorn, a fresh SQLite file in a temporary
+directory) pinned to core 0 with ``taskset``, drives it from this process
+pinned to core 1 (:mod:`bench.loadgen`), stops it, then does the same
+against :mod:`bench.raw_server` at the same connection count and rate. Each
+figure is printed for kartu, the baseline and their ratio, beside the
+project's targets, as a table and (``--json``) as JSON lines.
+
+Shapes: ``turn`` (Basic Rummy, 4 players and ``--spectators`` per room,
+paced to ``--rate`` actions/s overall), ``realtime`` (Remmi Demmi,
+``--traders`` per room offering at ``--rate`` overall; "not available" when
+the server does not list the game), ``idle`` (rooms of 4 players and 2
+spectators, started, nobody acting: memory per connection and per room).
+
+``--processes 2`` runs two kartu processes on one Redis (``REDIS_URL``,
+default redis://127.0.0.1:6379/0; keys under a fresh prefix, removed
+afterwards) on cores 0 and 1, rooms spread over them (``--spread room``: a
+room's clients on the process that owns it; ``conn``: clients of a room on
+both), and two baseline processes likewise. The generator then shares core
+1 with a server. ``--redis`` puts a single process on Redis, the reference
+for what the second process adds.
+
+Everything is bounded: the measured window is ``--duration`` seconds (at
+most 300), after a warm-up; set-up, drain and shutdown have their own
+limits. ``--quick`` is a smoke run of a few seconds with small counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import resource
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+
+from bench.loadgen import Dialect, KartuDialect, LoadGenerator, RawDialect, percentile
+
+ROOT = Path(__file__).resolve().parent.parent
+HARD_CAP_S = 300.0  # the longest measured window
+SETTLE_S = 1.5  # pause before reading memory
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+# --- server processes ---------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    kind: str
+    url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def cpu_s(self) -> float:
+        """User + system CPU seconds of the process so far (/proc/<pid>/stat)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+    def rss_kb(self) -> int:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+def pinned(core: int | None, argv: list[str]) -> list[str]:
+    if core is None or shutil.which("taskset") is None:
+        return argv
+    return ["taskset", "-c", str(core), *argv]
+
+
+def start_server(kind: str, tmp: Path, core: int | None, env_extra: dict[str, str],
+                 db_dir: Path | None = None) -> Server:
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1",
+           "DATABASE_URL": f"sqlite+aiosqlite:///{(db_dir or tmp) / 'kartu.db'}"}
+    for key in ("REDIS_URL", "KARTU_REDIS_PREFIX", "KARTU_SCENARIOS"):
+        env.pop(key, None)
+    env.update(env_extra)
+    if kind == "kartu":
+        argv = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+                "--port", str(port), "--ws-max-size", "65536", "--log-level", "warning"]
+    else:
+        argv = [sys.executable, "-m", "bench.raw_server", "--port", str(port)]
+    log = tmp / f"{kind}-{port}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(pinned(core, argv), cwd=ROOT, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT)
+    server = Server(kind, f"http://127.0.0.1:{port}", process, log)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{kind} server exited early:\n{log.read_text()[-3000:]}")
+        if _ready(kind, server.url, port):
+            return server
+        time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"{kind} server did not come up:\n{log.read_text()[-3000:]}")
+
+
+def _ready(kind: str, url: str, port: int) -> bool:
+    if kind == "kartu":
+        try:
+            return httpx.get(f"{url}/healthz", timeout=1, trust_env=False).status_code == 200
+        except httpx.HTTPError:
+            return False
+    with socket.socket() as s:
+        s.settimeout(1)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+# --- one side of a run --------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """The load, the same for kartu and the baseline."""
+
+    shape: str
+    rooms: int
+    players: list[int]
+    spectators: int
+    rate: float
+    think_ms: float
+    duration: float
+    warmup: float
+    processes: int
+    redis: bool
+    redis_url: str
+    spread: str
+    compression: str | None
+    quick: bool
+    db_dir: Path | None = None
+
+    @property
+    def connections(self) -> int:
+        return sum(self.players[i % len(self.players)] + self.spectators
+                   for i in range(self.rooms))
+
+    @property
+    def setup_limit_s(self) -> float:
+        return 90.0 + 0.05 * self.connections
+
+
+def cores(processes: int) -> tuple[list[int | None], int | None]:
+    """(a core per server process, the generator's core)."""
+    if (os.cpu_count() or 1) < 2:
+        return [None] * processes, None
+    servers: list[int | None] = [0, 1]
+    servers = servers[:processes]
+    return servers, 1
+
+
+async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> dict[str, Any]:
+    dialect: Dialect = (KartuDialect("basic_rummy" if plan.shape != "realtime" else "remmi_demmi")
+                        if kind == "kartu" else RawDialect(pad))
+
+    def generator(rooms: int, seed: int) -> LoadGenerator:
+        return LoadGenerator(dialect, plan.shape, [s.url for s in servers], rooms,
+                             plan.players, plan.spectators, plan.rate * rooms / plan.rooms,
+                             plan.think_ms, plan.compression, plan.spread, seed)
+
+    # One room made and dropped first, so that what the server loads once
+    # (code, caches) is not counted as the rooms' memory.
+    warm = generator(1, 99)
+    async with asyncio.timeout(60):
+        await warm.prepare()
+        await warm.create()
+        await warm.join()
+        await warm.start()
+        await warm.close()
+
+    gen = generator(plan.rooms, 1)
+    figures: dict[str, Any] = {"connections": gen.connections, "rooms": plan.rooms,
+                               "processes": len(servers)}
+    rss: dict[str, list[int]] = {}
+
+    async def memory(label: str) -> None:
+        await asyncio.sleep(SETTLE_S)
+        rss[label] = [s.rss_kb() for s in servers]
+
+    async with asyncio.timeout(plan.setup_limit_s):
+        await gen.prepare()
+        await memory("before")
+        await gen.create()
+        await memory("rooms")
+        await gen.join()
+        await memory("joined")
+        await gen.start()
+        await memory("started")
+
+    gen.activate()
+    await asyncio.sleep(plan.warmup)
+    cpu0 = sum(s.cpu_s() for s in servers)
+    own0, t0 = time.process_time(), time.perf_counter()
+    gen.begin_window()
+    await asyncio.sleep(plan.duration)
+    gen.end_window()
+    elapsed = time.perf_counter() - t0
+    cpu = sum(s.cpu_s() for s in servers) - cpu0
+    own_cpu = time.process_time() - own0
+    rss["end"] = [s.rss_kb() for s in servers]
+    async with asyncio.timeout(30):
+        await gen.stop()
+        await gen.close()
+
+    st = gen.stats
+    conns, rooms = gen.connections, plan.rooms
+    figures.update({
+        "offered_rate": plan.rate if plan.shape != "idle" else 0,
+        "actions_per_s": st.actions / elapsed,
+        "views_per_s": st.views / elapsed,
+        "frames_per_s": st.frames / elapsed,
+        "mean_state_bytes": st.state_bytes / st.views if st.views else None,
+        "own_p50_ms": percentile(st.own_ms, 0.5),
+        "own_p99_ms": percentile(st.own_ms, 0.99),
+        "own_p999_ms": percentile(st.own_ms, 0.999),
+        "others_p50_ms": percentile(st.others_ms, 0.5),
+        "others_p99_ms": percentile(st.others_ms, 0.99),
+        "others_p999_ms": percentile(st.others_ms, 0.999),
+        "ack_p50_ms": percentile(st.ack_ms, 0.5),
+        "ack_p99_ms": percentile(st.ack_ms, 0.99),
+        "samples_own": len(st.own_ms),
+        "samples_others": len(st.others_ms),
+        "cpu_us_per_action": cpu / st.actions * 1e6 if st.actions else None,
+        "server_cpu_pct": 100 * cpu / elapsed / len(servers),
+        "generator_cpu_pct": 100 * own_cpu / elapsed,
+        "server_rss_mb": max(rss["end"]) / 1024,
+        "sent": st.sent,
+        "refused": st.refused,
+        "skipped_beats": st.skipped,
+        "rooms_finished": st.rooms_finished,
+        "errors": sum(st.errors.values()),
+        "error_codes": dict(st.errors),
+        "server_disconnects": sum(st.server_closes.values()),
+        "close_codes": dict(st.server_closes),
+        "window_s": elapsed,
+    })
+    total = {k: sum(v) for k, v in rss.items()}
+    figures["rss_kb_per_conn"] = (total["joined"] - total["rooms"]) / conns
+    if kind == "kartu":
+        room_kb = (total["rooms"] - total["before"]) + (total["started"] - total["joined"])
+        figures["rss_kb_per_room"] = room_kb / rooms
+    else:
+        figures["rss_kb_per_room"] = None  # the baseline's rooms are a dict entry
+    figures["rss_mb_per_process"] = max(rss["end"]) / 1024
+    return figures
+
+
+async def games_listed(url: str) -> list[str]:
+    async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        response = await http.get(f"{url}/api/games")
+        return [g["game"] for g in response.json()]
+
+
+def _event_loop_run(work: Callable[[], Any]) -> Any:
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(work())
+    return uvloop.run(work())
+
+
+def measure(kind: str, plan: Plan, tmp: Path, pad: int) -> dict[str, Any] | str:
+    """Starts the servers of one kind, runs the load, stops them. A string: not available."""
+    server_cores, _ = cores(plan.processes)
+    prefix = f"kartu-bench-{secrets.token_hex(4)}"
+    env: dict[str, str] = {}
+    if kind == "kartu" and (plan.processes > 1 or plan.redis):
+        env = {"REDIS_URL": plan.redis_url, "KARTU_REDIS_PREFIX": prefix}
+    side = tmp / kind
+    side.mkdir()
+    db_dir = None
+    if plan.db_dir is not None:
+        db_dir = Path(tempfile.mkdtemp(prefix="kartu-load-db-", dir=plan.db_dir))
+    servers: list[Server] = []
+    try:
+        for core in server_cores:
+            servers.append(start_server(kind, side, core, env, db_dir))
+        if kind == "kartu" and plan.shape == "realtime":
+            games = _event_loop_run(lambda: games_listed(servers[0].url))
+            if "remmi_demmi" not in games:
+                return "not available: the server does not list remmi_demmi in /api/games"
+
+        async def work() -> dict[str, Any]:
+            return await run_side(kind, plan, servers, pad)
+
+        figures: dict[str, Any] = _event_loop_run(work)
+        for server in servers:
+            if server.process.poll() is not None:
+                figures["errors"] += 1
+                figures["error_codes"]["server_exited"] = 1
+        return figures
+    finally:
+        for server in servers:
+            server.stop()
+        if db_dir is not None:
+            shutil.rmtree(db_dir, ignore_errors=True)
+        if env:
+            _drop_redis_keys(plan.redis_url, prefix)
+
+
+def _drop_redis_keys(url: str, prefix: str) -> None:
+    with contextlib.suppress(Exception):
+        import redis
+
+        client = redis.Redis.from_url(url, socket_timeout=5)
+        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))[:200_000]
+        for start in range(0, len(keys), 1000):
+            client.delete(*keys[start:start + 1000])
+        client.close()
+
+
+# --- figures and targets ------------------------------------------------------------------
+
+# (key, label, unit, decimals); shown when either side has a value.
+LOAD_FIGURES = [
+    ("connections", "connections", "", 0),
+    ("actions_per_s", "actions/s handled", "/s", 0),
+    ("views_per_s", "views delivered/s", "/s", 0),
+    ("own_p50_ms", "action->own view p50", "ms", 2),
+    ("own_p99_ms", "action->own view p99", "ms", 2),
+    ("own_p999_ms", "action->own view p99.9", "ms", 2),
+    ("others_p50_ms", "action->others' view p50", "ms", 2),
+    ("others_p99_ms", "action->others' view p99", "ms", 2),
+    ("others_p999_ms", "action->others' view p99.9", "ms", 2),
+    ("ack_p50_ms", "action->ack p50", "ms", 2),
+    ("cpu_us_per_action", "server CPU per action", "us", 0),
+    ("server_cpu_pct", "server CPU (per process)", "%", 0),
+    ("generator_cpu_pct", "generator CPU", "%", 0),
+    ("mean_state_bytes", "state frame size", "B", 0),
+    ("server_rss_mb", "server RSS (largest process)", "MB", 1),
+    ("skipped_beats", "trader beats skipped", "", 0),
+    ("errors", "errors", "", 0),
+    ("server_disconnects", "server-initiated disconnects", "", 0),
+]
+IDLE_FIGURES = [
+    ("connections", "connections", "", 0),
+    ("rss_kb_per_conn", "RSS per idle connection", "KB", 1),
+    ("rss_kb_per_room", "RSS per room", "KB", 1),
+    ("rss_mb_per_process", "RSS per process", "MB", 1),
+    ("server_cpu_pct", "server CPU while idle", "%", 1),
+    ("errors", "errors", "", 0),
+    ("server_disconnects", "server-initiated disconnects", "", 0),
+]
+
+
+def ratio(kartu: Any, baseline: Any) -> float | None:
+    if not isinstance(kartu, int | float) or not isinstance(baseline, int | float):
+        return None
+    if baseline == 0:
+        return None
+    return kartu / baseline
+
+
+@dataclass
+class Target:
+    name: str
+    value: str
+    passed: bool | None  # None: nothing to judge
+    at_load: bool  # the run was at (or above) the load the target is set for
+
+
+def targets(plan: Plan, k: dict[str, Any], b: dict[str, Any] | None) -> list[Target]:
+    out: list[Target] = []
+    base = b or {}
+
+    def num(x: Any) -> float | None:
+        return float(x) if isinstance(x, int | float) else None
+
+    rate = num(k.get("actions_per_s")) or 0.0
+    if plan.shape in ("turn", "realtime"):
+        at_2400 = k["connections"] >= 1200 and rate >= 0.95 * 2400
+        for side in ("own", "others"):
+            p50, p99 = num(k.get(f"{side}_p50_ms")), num(k.get(f"{side}_p99_ms"))
+            r50 = ratio(p50, base.get(f"{side}_p50_ms"))
+            r99 = ratio(p99, base.get(f"{side}_p99_ms"))
+            out.append(Target(f"{side} p50 <= 2x baseline (1200 conns, 2400/s)",
+                              "-" if r50 is None else f"{r50:.2f}x",
+                              None if r50 is None else r50 <= 2.0, at_2400))
+            out.append(Target(f"{side} p99 <= 2.5x baseline and <= 10 ms",
+                              "-" if r99 is None or p99 is None else f"{r99:.2f}x, {p99:.1f} ms",
+                              None if r99 is None or p99 is None else r99 <= 2.5 and p99 <= 10,
+                              at_2400))
+        rc = ratio(k.get("cpu_us_per_action"), base.get("cpu_us_per_action"))
+        out.append(Target("CPU per action <= 1.8x baseline", "-" if rc is None else f"{rc:.2f}x",
+                          None if rc is None else rc <= 1.8, at_2400))
+        worst = max((v for v in (num(k.get("own_p99_ms")), num(k.get("others_p99_ms")))
+                     if v is not None), default=None)
+        if plan.processes == 1:
+            out.append(Target("1 process: p99 <= 10 ms at >= 3000 actions/s",
+                              f"{rate:.0f}/s, p99 {worst if worst is None else round(worst, 1)} ms",
+                              None if worst is None else rate >= 3000 and worst <= 10,
+                              rate >= 3000 or plan.rate >= 3000))
+        else:
+            out.append(Target("2 processes on one Redis: >= 5000 actions/s", f"{rate:.0f}/s",
+                              rate >= 5000, plan.rate >= 5000))
+    else:
+        conn, room = num(k.get("rss_kb_per_conn")), num(k.get("rss_kb_per_room"))
+        out.append(Target("<= 40 KB per idle connection",
+                          "-" if conn is None else f"{conn:.1f} KB",
+                          None if conn is None else conn <= 40, True))
+        out.append(Target("<= 50 KB per room", "-" if room is None else f"{room:.1f} KB",
+                          None if room is None else room <= 50, True))
+        per_process = k["connections"] / k["processes"]
+        mb = num(k.get("rss_mb_per_process")) or 0.0
+        out.append(Target("10,000 idle connections < 400 MB per process",
+                          f"{mb:.0f} MB at {per_process:.0f} conns/process",
+                          mb < 400 if per_process >= 10_000 else mb * 10_000 / per_process < 400,
+                          per_process >= 10_000))
+    out.append(Target("zero errors, zero server-initiated disconnects",
+                      f"{k['errors']} errors, {k['server_disconnects']} disconnects",
+                      k["errors"] == 0 and k["server_disconnects"] == 0, True))
+    return out
+
+
+def _fmt(value: Any, decimals: int) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.{decimals}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def report(plan: Plan, k: dict[str, Any], b: dict[str, Any] | None, notes: list[str],
+           json_out: Path | None) -> None:
+    rows = IDLE_FIGURES if plan.shape == "idle" else LOAD_FIGURES
+    base = b or {}
+    lines: list[dict[str, Any]] = []
+    table = [("figure", "unit", "kartu", "baseline", "ratio")]
+    for key, label, unit, decimals in rows:
+        kv, bv = k.get(key), base.get(key)
+        if kv is None and bv is None:
+            continue
+        r = ratio(kv, bv)
+        table.append((label, unit, _fmt(kv, decimals), _fmt(bv, decimals),
+                      "-" if r is None else f"{r:.2f}x"))
+        lines.append({"kind": "figure", "shape": plan.shape, "figure": key, "label": label,
+                      "unit": unit, "kartu": kv, "baseline": bv, "ratio": r})
+    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    print()
+    for i, row in enumerate(table):
+        print("  ".join(cell.ljust(w) if j < 2 else cell.rjust(w)
+                        for j, (cell, w) in enumerate(zip(row, widths, strict=True))))
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+    print()
+    checks = targets(plan, k, b)
+    name_w = max(len(t.name) for t in checks)
+    value_w = max(len(t.value) for t in checks)
+    print("targets".ljust(name_w), "measured".ljust(value_w), "verdict")
+    for t in checks:
+        verdict = "-" if t.passed is None else ("pass" if t.passed else "FAIL")
+        if t.passed is not None and not t.at_load:
+            verdict += " (below the target's load)"
+        print(t.name.ljust(name_w), t.value.ljust(value_w), verdict)
+        lines.append({"kind": "target", "shape": plan.shape, "target": t.name,
+                      "measured": t.value, "pass": t.passed, "at_target_load": t.at_load})
+    for note in notes:
+        print(f"note: {note}")
+    lines.append({"kind": "summary", "shape": plan.shape, "kartu": k, "baseline": b,
+                  "notes": notes})
+    if json_out is not None:
+        with json_out.open("a") as out:
+            for line in lines:
+                out.write(json.dumps(line) + "\n")
+
+
+# --- command line -------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.load",
+                                     description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--shape", choices=("turn", "realtime", "idle"), default="turn")
+    parser.add_argument("--rooms", type=int, help="rooms (default 200; --quick: a few)")
+    parser.add_argument("--connections", type=int,
+                        help="idle: connections wanted (sets --rooms, rooms of 6)")
+    parser.add_argument("--rate", type=float, help="actions/s over all rooms (default 2400)")
+    parser.add_argument("--duration", type=float, default=20.0,
+                        help=f"measured seconds (at most {HARD_CAP_S:.0f})")
+    parser.add_argument("--warmup", type=float, help="seconds of load before measuring")
+    parser.add_argument("--processes", type=int, choices=(1, 2), default=1)
+    parser.add_argument("--redis", action="store_true", help="one process, on Redis")
+    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL",
+                                                              "redis://127.0.0.1:6379/0"))
+    parser.add_argument("--spread", choices=("room", "conn"), default="room")
+    parser.add_argument("--think-ms", type=float, default=0.0)
+    parser.add_argument("--traders", default="6", help="realtime: traders per room, 6..9 or 6-9")
+    parser.add_argument("--spectators", type=int,
+                        help="per room (default: 2 turn/idle, 0 realtime)")
+    parser.add_argument("--compression", choices=("deflate", "none"), default="deflate",
+                        help="permessage-deflate, as browsers offer it (default), or none")
+    parser.add_argument("--pad", type=int,
+                        help="baseline: bytes of padding per view (default: kartu's mean)")
+    parser.add_argument("--db-dir", type=Path,
+                        help="directory for kartu's SQLite file (default: a temporary one; "
+                             "/dev/shm takes the disk's fsync out)")
+    parser.add_argument("--no-baseline", action="store_true", help="kartu only")
+    parser.add_argument("--json", type=Path, help="append JSON lines to this file")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: seconds, few rooms")
+    return parser.parse_args(argv)
+
+
+def make_plan(args: argparse.Namespace) -> Plan:
+    shape = args.shape
+    if shape == "realtime":
+        low, _, high = args.traders.partition("-")
+        lo, hi = int(low), int(high or low)
+        if not 6 <= lo <= hi <= 9:
+            raise SystemExit("--traders must be within 6..9")
+        players = list(range(lo, hi + 1))
+    else:
+        players = [4]
+    spectators = args.spectators if args.spectators is not None else (
+        0 if shape == "realtime" else 2)
+    rooms = args.rooms or (4 if args.quick else 200)
+    if shape == "idle" and args.connections:
+        rooms = math.ceil(args.connections / (4 + spectators))
+    rate = args.rate if args.rate is not None else (40.0 if args.quick else 2400.0)
+    duration = min(args.duration if not args.quick else min(args.duration, 3.0), HARD_CAP_S)
+    if shape == "idle" and args.quick:
+        duration = min(duration, 1.0)
+    warmup = args.warmup if args.warmup is not None else (
+        1.0 if args.quick else min(5.0, max(2.0, duration * 0.15)))
+    host = urlparse(args.redis_url).hostname or ""
+    if (args.processes > 1 or args.redis) and host not in LOOPBACK:
+        raise SystemExit(f"--redis-url must be on loopback, not {host!r}")
+    return Plan(shape=shape, rooms=rooms, players=players, spectators=spectators, rate=rate,
+                think_ms=args.think_ms, duration=duration, warmup=min(warmup, 30.0),
+                processes=args.processes, redis=args.redis, redis_url=args.redis_url,
+                spread=args.spread, compression=None if args.compression == "none" else "deflate",
+                quick=args.quick, db_dir=args.db_dir)
+
+
+def redis_reachable(url: str) -> bool:
+    try:
+        import redis
+
+        client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        ok = bool(client.ping())
+        client.close()
+        return ok
+    except Exception:
+        return False
+
+
+def raise_fd_limit(needed: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard != resource.RLIM_INFINITY else max(soft, needed)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    if want < needed:
+        print(f"warning: open-file limit {want} is below the {needed} sockets wanted",
+              file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    plan = make_plan(args)
+    # Servers' sockets and ours: both ends of every connection on this machine.
+    raise_fd_limit(plan.connections + 1000)
+    server_cores, own_core = cores(plan.processes)
+    if own_core is not None:
+        os.sched_setaffinity(0, {own_core})
+    notes: list[str] = []
+    if own_core is None:
+        notes.append("fewer than 2 cores: nothing pinned; server and generator share the CPU")
+    elif plan.processes == 2:
+        notes.append("2 processes: servers on cores 0 and 1; the generator shares core 1")
+    else:
+        notes.append("server pinned to core 0, generator to core 1")
+    if (plan.processes > 1 or plan.redis) and not redis_reachable(plan.redis_url):
+        print(f"Redis at {plan.redis_url} is unreachable: nothing run", file=sys.stderr)
+        return 2
+    if plan.shape != "idle" and plan.rate > 0:
+        per_conn = plan.rate / sum(plan.players[i % len(plan.players)]
+                                   for i in range(plan.rooms))
+        if per_conn > 15:
+            notes.append(f"{per_conn:.0f} actions/s per player: near kartu's flood limit "
+                         "(20 messages/s per connection); expect rate_limited")
+    header = {"kind": "run", "shape": plan.shape, "rooms": plan.rooms,
+              "connections": plan.connections, "rate": plan.rate, "duration_s": plan.duration,
+              "warmup_s": plan.warmup, "processes": plan.processes,
+              "broker": "redis" if plan.processes > 1 or plan.redis else "memory",
+              "spread": plan.spread, "think_ms": plan.think_ms,
+              "compression": plan.compression or "none", "quick": plan.quick,
+              "db_dir": str(plan.db_dir) if plan.db_dir else None,
+              "cores": {"servers": server_cores, "generator": own_core},
+              "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    print(f"bench.load: {plan.shape}, {plan.rooms} rooms, {plan.connections} connections, "
+          + (f"{plan.rate:g} actions/s offered, " if plan.shape != "idle" else "")
+          + f"{plan.duration:g} s measured after {plan.warmup:g} s warm-up, "
+          f"{plan.processes} process(es), broker {header['broker']}, "
+          f"compression {header['compression']}", flush=True)
+    if args.json is not None:
+        with args.json.open("a") as out:
+            out.write(json.dumps(header) + "\n")
+    with tempfile.TemporaryDirectory(prefix="kartu-load-") as tmpdir:
+        tmp = Path(tmpdir)
+        print("kartu ...", flush=True)
+        kartu = measure("kartu", plan, tmp, 0)
+        if isinstance(kartu, str):
+            print(f"{plan.shape}: {kartu}")
+            if args.json is not None:
+                with args.json.open("a") as out:
+                    out.write(json.dumps({"kind": "unavailable", "shape": plan.shape,
+                                          "reason": kartu}) + "\n")
+            return 0
+        baseline: dict[str, Any] | None = None
+        if not args.no_baseline:
+            pad = args.pad if args.pad is not None else max(
+                0, int(kartu.get("mean_state_bytes") or 2000) - 90)
+            print("baseline ...", flush=True)
+            result = measure("raw", plan, tmp, pad)
+            baseline = result if isinstance(result, dict) else None
+            if plan.shape != "idle":
+                notes.append(f"baseline views padded with {pad} bytes to kartu's mean state size")
+    report(plan, kartu, baseline, notes, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

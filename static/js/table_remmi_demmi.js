@@ -1,0 +1,785 @@
+// The Remmi Demmi table: a real-time trading game (rules RD-n).
+//
+// Terms: a card has a colour (orange O, purple P, green G), a figure
+// (running R, jumping J, lying L) and a copy number: `OR3`. A *Demmi* is one
+// or more cards all of one colour or all of one figure; a *Remmi* is nine
+// cards of one colour showing at most two figures, or of one figure showing
+// at most two colours. While the *timer* runs, everybody trades at once: an
+// *offer* puts k of your cards up (everyone sees only its size and target);
+// two offers of the same size match and swap at once. Whoever received cards
+// that are not a Demmi may *return* the trade (or *keep* it) during a short
+// window. A *claim* ("Remmi-Demmi!") lays nine cards face down and takes the
+// highest *point man* left (4, 3, 2); the round's *check* reveals the claims
+// and scores them. In the *frantic* variant the hand stays face down until
+// the dealer's signal; a *peek* costs a point.
+
+import { BasicRummyTable } from './table_basic_rummy.js';
+import { esc, formatClock, h } from './dom.js';
+import { cls, plural, signed } from './ui.js';
+
+export const COLOURS = {
+  O: { name: 'orange', fill: '#ef7d1a', deep: '#a94e05' },
+  P: { name: 'purple', fill: '#8a48b8', deep: '#55206f' },
+  G: { name: 'green', fill: '#2f9b58', deep: '#146233' },
+};
+export const FIGURES = {
+  R: { name: 'running' },
+  J: { name: 'jumping' },
+  L: { name: 'lying' },
+};
+const COLOUR_ORDER = 'OPG';
+const FIGURE_ORDER = 'RJL';
+const SPEED_MS = { snail: 120_000, lightning: 70_000 };
+const REMMI_SIZE = 9;
+const GROUP_KEY = 'kartu.rd.group';
+
+// --- cards ---------------------------------------------------------------------------
+
+/** {id, colour, figure, copy, name} or null. */
+export function parseRdCard(id) {
+  if (typeof id !== 'string' || id.length < 3) return null;
+  const colour = COLOURS[id[0]];
+  const figure = FIGURES[id[1]];
+  if (!colour || !figure) return null;
+  return {
+    id, colour: id[0], figure: id[1], copy: id.slice(2), name: `${colour.name} ${figure.name}`,
+  };
+}
+
+// Stick figures, drawn in a 100x100 box with round strokes.
+// The head is filled with currentColor, the limbs use the inherited stroke.
+const HEAD = 'fill="currentColor"';
+const GROUND = 'stroke-width="3" opacity=".65"';
+const FIGURE_PATHS = {
+  R: `<circle cx="60" cy="20" r="9" ${HEAD}/>`
+    + '<path fill="none" d="M56 31 44 60M53 38 66 50 76 42M53 38 38 46 30 40M44 60 60 72 58 90M44 60 32 78 16 78"/>',
+  J: `<circle cx="50" cy="16" r="9" ${HEAD}/>`
+    + '<path fill="none" d="M50 27v30M50 34 32 16M50 34 68 16M50 57 36 68 44 80M50 57 64 68 56 80"/>'
+    + `<path fill="none" ${GROUND} d="M24 95h52"/>`,
+  L: `<circle cx="14" cy="62" r="9" ${HEAD}/>`
+    + '<path fill="none" d="M25 66h38M34 66 44 56 56 60M63 66 80 58 92 62M63 66 82 72 94 70"/>'
+    + `<path fill="none" ${GROUND} d="M6 82h88"/>`,
+};
+
+/** Puts the three figures into the page once (shared by every card). */
+export function installRdSprite() {
+  if (document.getElementById('kartu-rd-sprite')) return;
+  const symbols = Object.entries(FIGURE_PATHS)
+    .map(([f, shape]) => `<symbol id="rd-fig-${f}" viewBox="0 0 100 100">${shape}</symbol>`)
+    .join('');
+  const holder = document.createElement('div');
+  holder.innerHTML = `<svg id="kartu-rd-sprite" aria-hidden="true" focusable="false"
+    style="position:absolute;width:0;height:0;overflow:hidden"><defs>${symbols}</defs></svg>`;
+  document.body.prepend(holder.firstElementChild);
+}
+
+function rdFaceSvg(card) {
+  const c = COLOURS[card.colour];
+  return `<svg class="card-svg" viewBox="0 0 100 140" aria-hidden="true" focusable="false">
+    <rect x="1" y="1" width="98" height="138" rx="9" fill="${c.fill}" stroke="${c.deep}" stroke-width="2"/>
+    <rect x="7" y="7" width="86" height="126" rx="6" fill="none" stroke="rgba(255,255,255,.45)" stroke-width="1.5"/>
+    <g class="rd-ink">
+      <use href="#rd-fig-${card.figure}" x="14" y="30" width="72" height="72"/>
+      <use href="#rd-fig-${card.figure}" x="9" y="9" width="22" height="22" class="rd-corner"/>
+      <use href="#rd-fig-${card.figure}" x="69" y="109" width="22" height="22" class="rd-corner"
+        transform="rotate(180 80 120)"/>
+    </g>
+    <text x="91" y="24" text-anchor="end" class="rd-copy">${esc(card.copy)}</text>
+  </svg>`;
+}
+
+function rdBackSvg() {
+  return `<svg class="card-svg" viewBox="0 0 100 140" aria-hidden="true" focusable="false">
+    <rect x="1" y="1" width="98" height="138" rx="9" class="card-bg"/>
+    <rect x="8" y="8" width="84" height="124" rx="5" class="rd-back"/>
+    <circle cx="36" cy="56" r="12" fill="${COLOURS.O.fill}"/>
+    <circle cx="64" cy="56" r="12" fill="${COLOURS.P.fill}"/>
+    <circle cx="50" cy="80" r="12" fill="${COLOURS.G.fill}"/>
+  </svg>`;
+}
+
+/** A Remmi Demmi card element (`interactive`: a toggle button). */
+export function rdCardElement(id, {
+  interactive = false, selected = false, faceDown = false, testid = null, className = '',
+  onClick = null, disabled = false, title = null,
+} = {}) {
+  const el = document.createElement(interactive ? 'button' : 'span');
+  const card = faceDown ? null : parseRdCard(id);
+  el.className = cls('card', 'rd-card', faceDown && 'is-back', card && `rd-${card.colour}`,
+    selected && 'is-selected', className);
+  if (card) {
+    el.dataset.card = card.id;
+    el.dataset.colour = card.colour;
+    el.dataset.figure = card.figure;
+  }
+  if (testid) el.dataset.testid = testid;
+  if (interactive) {
+    el.type = 'button';
+    el.setAttribute('aria-pressed', selected ? 'true' : 'false');
+    if (disabled) el.disabled = true;
+  } else {
+    el.setAttribute('role', 'img');
+  }
+  const label = title || (card ? `${card.name} (${card.copy})` : 'a face-down card');
+  el.setAttribute('aria-label', label);
+  el.title = label;
+  el.innerHTML = card ? rdFaceSvg(card) : rdBackSvg();
+  if (onClick) el.addEventListener('click', onClick);
+  return el;
+}
+
+// --- rules the page checks for hints (the server decides) ----------------------------------
+
+export function isDemmi(cards) {
+  if (!cards.length) return false;
+  return new Set(cards.map((c) => c[0])).size === 1 || new Set(cards.map((c) => c[1])).size === 1;
+}
+
+export function isRemmi(cards) {
+  if (cards.length !== REMMI_SIZE) return false;
+  const colours = new Set(cards.map((c) => c[0])).size;
+  const figures = new Set(cards.map((c) => c[1])).size;
+  return (colours === 1 && figures <= 2) || (figures === 1 && colours <= 2);
+}
+
+/** Nine cards of `hand` making a Remmi, or null. */
+export function findRemmi(hand) {
+  if (hand.length < REMMI_SIZE) return null;
+  if (hand.length === REMMI_SIZE) return isRemmi(hand) ? [...hand] : null;
+  // Hands hold at most ten cards (four players): leave each one out in turn.
+  for (let skip = 0; skip < hand.length && hand.length === REMMI_SIZE + 1; skip += 1) {
+    const nine = hand.filter((_, i) => i !== skip);
+    if (isRemmi(nine)) return nine;
+  }
+  return null;
+}
+
+function sortRd(cards, mode) {
+  const key = (id) => (mode === 'figure'
+    ? [FIGURE_ORDER.indexOf(id[1]), COLOUR_ORDER.indexOf(id[0]), id.slice(2)]
+    : [COLOUR_ORDER.indexOf(id[0]), FIGURE_ORDER.indexOf(id[1]), id.slice(2)]);
+  return [...cards].sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    for (let i = 0; i < ka.length; i += 1) {
+      if (ka[i] < kb[i]) return -1;
+      if (ka[i] > kb[i]) return 1;
+    }
+    return 0;
+  });
+}
+
+// --- the table -------------------------------------------------------------------------
+
+export class RemmiDemmiTable extends BasicRummyTable {
+  constructor(root, ctx) {
+    super(root, ctx);
+    installRdSprite();
+    this.groupMode = localStorage.getItem(GROUP_KEY) === 'figure' ? 'figure' : 'colour';
+    this.target = null;
+    this.claimArmed = false;
+    this.timerSpan = null;
+    clearInterval(this.tick);
+    // The countdown bar moves smoothly: a short tick, the bar's CSS does the rest.
+    this.tick = setInterval(() => this.updateClocks(), 200);
+  }
+
+  destroy() {
+    clearTimeout(this.claimTimer);
+    super.destroy();
+  }
+
+  gameTitle() {
+    return 'Remmi Demmi';
+  }
+
+  update(view, version) {
+    const previous = this.view;
+    if (previous && (previous.deal !== view.deal || view.phase !== 'playing')) {
+      this.claimArmed = false;
+    }
+    super.update(view, version);
+  }
+
+  // --- helpers over the view -------------------------------------------------------------
+
+  get trading() {
+    const v = this.view;
+    return v?.phase === 'playing' && v.stage === 'trading';
+  }
+
+  get claimed() {
+    const me = this.seat(this.you);
+    return !!me && me.claimed !== null && me.claimed !== undefined;
+  }
+
+  get hand() {
+    return Array.isArray(this.view?.hand) ? this.view.hand : [];
+  }
+
+  get locked() {
+    return new Set(this.view?.locked || []);
+  }
+
+  get offered() {
+    return new Set(this.view?.my_offer?.cards || []);
+  }
+
+  speedMs(speed) {
+    const v = this.view;
+    return v.timer_s ? v.timer_s * 1000 : SPEED_MS[speed] || SPEED_MS.snail;
+  }
+
+  // --- actions -----------------------------------------------------------------------------
+
+  offer(to = this.target) {
+    const cards = this.hand.filter((id) => this.selected.has(id));
+    this.act({ kind: 'offer', cards, to: to ?? null }, { clearSelection: true });
+  }
+
+  claim() {
+    const hand = this.hand;
+    if (!this.claimArmed) {
+      let cards = null;
+      if (hand.length === REMMI_SIZE) cards = [...hand];
+      else if (this.selected.size === REMMI_SIZE) cards = hand.filter((c) => this.selected.has(c));
+      else cards = findRemmi(hand) || sortRd(hand, this.groupMode).slice(0, REMMI_SIZE);
+      this.selected = new Set(cards);
+      this.claimArmed = true;
+      clearTimeout(this.claimTimer);
+      this.claimTimer = setTimeout(() => {
+        this.claimArmed = false;
+        this.render();
+      }, 8000);
+      this.render();
+      return;
+    }
+    clearTimeout(this.claimTimer);
+    this.claimArmed = false;
+    const cards = this.selected.size === REMMI_SIZE
+      ? hand.filter((c) => this.selected.has(c))
+      : (hand.length === REMMI_SIZE ? [...hand] : null);
+    if (!cards) {
+      this.showError(`Choose exactly ${REMMI_SIZE} cards for your Remmi.`);
+      return;
+    }
+    this.act({ kind: 'claim', cards }, { clearSelection: true });
+  }
+
+  setGroup(mode) {
+    this.groupMode = mode;
+    localStorage.setItem(GROUP_KEY, mode);
+    this.render();
+  }
+
+  // --- rendering -----------------------------------------------------------------------------
+
+  header() {
+    const head = super.header();
+    const v = this.view;
+    const line = head.querySelector('.table-title p');
+    if (line) {
+      const bits = [];
+      bits.push(v.phase !== 'waiting' && v.deal ? `Round ${v.deal} of ${v.rounds ?? 7}` : 'Table');
+      if (v.frantic) bits.push('frantic');
+      if (v.room?.spectators) bits.push(`${v.room.spectators} watching`);
+      line.textContent = bits.join(' · ');
+    }
+    const badge = head.querySelector('[data-testid="phase"]');
+    if (badge && v.phase === 'playing') badge.textContent = v.stage === 'trading' ? 'Trading' : 'Dealt';
+    return head;
+  }
+
+  playArea() {
+    const v = this.view;
+    const over = v.phase === 'deal_over' || v.phase === 'game_over';
+    return [
+      h('div', { class: 'opponents' }, this.opponentSeats().map((s) => this.seatChip(s))),
+      this.timerBox(),
+      over ? this.resultPanel() : null,
+      h('div', { class: 'rd-board' },
+        this.pointMen(),
+        this.offersBoard()),
+      this.seated ? this.tradesPanel() : null,
+      this.seated ? this.myArea() : h('section', { class: 'me is-spectator' },
+        h('p', { class: 'status', testid: 'status', 'aria-live': 'polite' }, this.statusText()),
+        this.errorLine()),
+    ];
+  }
+
+  seatChip(s, options = {}) {
+    const chip = super.seatChip(s, options);
+    const v = this.view;
+    const stats = chip.querySelector('.seat-stats');
+    if (s.claimed !== null && s.claimed !== undefined) {
+      chip.classList.add('has-claimed');
+      stats?.append(' · ', h('span', { class: 'rd-claim-tag', testid: `claimed-${s.seat}` }, `Remmi-Demmi! ★${s.claimed}`));
+    } else if (s.offer) {
+      const to = s.offer_to === null || s.offer_to === undefined ? '' : ` → ${this.nameOf(s.offer_to)}`;
+      stats?.append(' · ', h('span', { class: 'rd-offer-tag', testid: `seat-offer-${s.seat}` }, `offers ${s.offer}${to}`));
+    }
+    if (v.frantic && s.peeked) stats?.append(' · ', h('span', { class: 'muted' }, 'peeked'));
+    // Nobody takes turns here: the "to play" flag never applies.
+    chip.querySelector('.turn-flag')?.remove();
+    return chip;
+  }
+
+  timerBox() {
+    const v = this.view;
+    const isDealer = this.seated && v.dealer === this.you;
+    if (v.phase !== 'playing') {
+      return h('section', { class: 'rd-timer is-stopped', testid: 'rd-timer', dataset: { stage: 'over' } },
+        h('div', { class: 'rd-timer-row' },
+          h('span', { class: 'rd-timer-label' }, v.phase === 'game_over' ? 'Game over' : 'Round over'),
+          h('span', { class: 'rd-timer-text', testid: 'rd-timer-text' }, '0:00')),
+        h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill', style: 'width:0%' })));
+    }
+    if (v.stage === 'dealt') {
+      const speeds = ['snail', 'lightning'];
+      return h('section', { class: 'rd-timer is-waiting', testid: 'rd-timer', dataset: { stage: 'dealt' } },
+        h('div', { class: 'rd-timer-row' },
+          h('span', { class: 'rd-timer-label' },
+            isDealer ? 'You deal: start the timer when everyone is ready.'
+              : `Waiting for ${this.nameOf(v.dealer)} to start the timer…`),
+          h('span', { class: 'muted small', testid: 'auto-start' }, '')),
+        isDealer ? h('div', { class: 'rd-start' },
+          v.frantic && !v.revealed ? h('button', {
+            type: 'button', class: 'btn', testid: 'btn-reveal', disabled: this.busy,
+            onclick: () => this.act({ kind: 'reveal' }),
+          }, 'Reveal the cards') : null,
+          speeds.map((speed) => h('button', {
+            type: 'button', class: cls('btn', speed === v.speed ? 'btn-primary' : ''),
+            testid: `btn-start-${speed}`, disabled: this.busy,
+            onclick: () => this.act({ kind: 'start_timer', speed }),
+          }, speed === 'snail' ? '🐌 Snail' : '⚡ Lightning',
+          h('small', { class: 'rd-speed-len' }, formatClock(this.speedMs(speed)))))) : null,
+        h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill', style: 'width:100%' })));
+    }
+    return h('section', {
+      class: 'rd-timer is-running', testid: 'rd-timer', role: 'timer',
+      dataset: { stage: 'trading', deadline: v.deadline ?? '' },
+    },
+    h('div', { class: 'rd-timer-row' },
+      h('span', { class: 'rd-timer-label' }, v.speed === 'lightning' ? '⚡ Trading' : '🐌 Trading'),
+      h('span', { class: 'rd-timer-text', testid: 'rd-timer-text' }, '')),
+    h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill' })));
+  }
+
+  pointMen() {
+    const v = this.view;
+    const all = (v.seats || []).length === 4 ? [4, 3] : [4, 3, 2];
+    const left = new Set(v.point_men || []);
+    const claims = v.claims || [];
+    return h('section', { class: 'rd-men', testid: 'point-men', 'aria-label': 'Point men' },
+      h('span', { class: 'pile-label' }, 'Point men'),
+      h('div', { class: 'rd-men-row' }, all.map((p) => {
+        const claim = claims.find((c) => c.points === p);
+        const free = left.has(p) && v.phase === 'playing';
+        return h('div', {
+          class: cls('rd-man', free ? 'is-free' : 'is-taken'), testid: `point-man-${p}`,
+          dataset: { free: free ? 'true' : 'false' },
+        },
+        h('span', { class: 'rd-man-token' }, String(p)),
+        h('span', { class: 'rd-man-who small' }, claim ? this.nameOf(claim.seat) : (free ? 'free' : '—')));
+      })));
+  }
+
+  offersBoard() {
+    const v = this.view;
+    const offers = v.offers || [];
+    const n = this.selected.size;
+    const canAnswer = this.seated && this.trading && !this.claimed && !this.busy;
+    return h('section', { class: 'rd-offers', testid: 'offers', 'aria-label': 'Open offers' },
+      h('span', { class: 'pile-label' }, `Open offers${offers.length ? ` · ${offers.length}` : ''}`),
+      offers.length
+        ? h('ul', { class: 'rd-offer-list' }, offers.map((o) => {
+          const mine = o.seat === this.you;
+          const forMe = o.to === this.you;
+          const closed = o.to !== null && o.to !== undefined && o.to !== this.you;
+          const answerable = canAnswer && !mine && !closed;
+          return h('li', {
+            class: cls('rd-offer', mine && 'is-mine', forMe && 'is-for-me'), testid: `offer-${o.seat}`,
+            dataset: { size: o.size, to: o.to ?? '' },
+          },
+          h('span', { class: 'rd-offer-size', 'aria-hidden': 'true' },
+            Array.from({ length: Math.min(o.size, 10) }, () => h('span', { class: 'mini-back' }))),
+          h('span', { class: 'rd-offer-text' },
+            h('strong', null, mine ? 'You' : this.nameOf(o.seat)),
+            ` ${mine ? 'offer' : 'offers'} ${o.size}`,
+            o.to === null || o.to === undefined ? ' to anyone' : ` to ${forMe ? 'you' : this.nameOf(o.to)}`),
+          answerable ? h('button', {
+            type: 'button', class: cls('btn btn-small', n === o.size && 'btn-primary'),
+            testid: `btn-answer-${o.seat}`, disabled: n !== o.size,
+            title: n === o.size ? `Offer your ${n} selected cards to ${this.nameOf(o.seat)}`
+              : `Select ${o.size} card${o.size === 1 ? '' : 's'} to answer`,
+            onclick: () => this.offer(o.seat),
+          }, `Trade ${o.size}`) : null,
+          mine ? h('button', {
+            type: 'button', class: 'btn btn-small btn-ghost-dark', testid: 'btn-withdraw-inline',
+            disabled: this.busy, onclick: () => this.act({ kind: 'withdraw' }),
+          }, 'Withdraw') : null);
+        }))
+        : h('p', { class: 'muted small rd-empty' }, this.trading ? 'No open offers. Make one!' : 'Offers open when the timer runs.'));
+  }
+
+  tradesPanel() {
+    const v = this.view;
+    const trades = [...(v.trades || [])].reverse();
+    if (!trades.length && !v.my_claim) return null;
+    return h('section', { class: 'rd-trades', testid: 'trades' },
+      v.my_claim ? h('div', { class: 'rd-my-claim', testid: 'my-claim' },
+        h('strong', null, `Your Remmi-Demmi (★${v.my_claim.points}), face down until the check:`),
+        h('span', { class: 'rd-mini-cards' }, v.my_claim.cards.map((c) => rdCardElement(c)))) : null,
+      trades.slice(0, 6).map((t) => {
+        const open = t.can_return;
+        return h('div', {
+          class: cls('rd-trade', open && 'is-open', t.status === 'returned' && 'is-returned'),
+          testid: `trade-${t.id}`, dataset: { status: t.status },
+        },
+        h('div', { class: 'rd-trade-head' },
+          h('strong', null, `Trade with ${this.nameOf(t.with)}`),
+          h('span', { class: cls('badge', `badge-${t.status}`) }, {
+            done: 'done', kept: 'kept', returned: 'returned', returnable: open ? 'not a Demmi!' : 'waiting',
+          }[t.status] || t.status)),
+        h('div', { class: 'rd-trade-cards' },
+          h('span', { class: 'small muted' }, 'gave'),
+          h('span', { class: 'rd-mini-cards' }, t.gave.map((c) => rdCardElement(c))),
+          h('span', { class: 'rd-arrow', 'aria-hidden': 'true' }, '⇄'),
+          h('span', { class: 'small muted' }, 'got'),
+          h('span', { class: 'rd-mini-cards', testid: `trade-got-${t.id}` }, t.got.map((c) => rdCardElement(c)))),
+        open ? h('div', { class: 'rd-trade-actions' },
+          h('span', { class: 'small' }, 'You received cards that are not a Demmi.'),
+          h('button', {
+            type: 'button', class: 'btn btn-small btn-accent', testid: `btn-return-${t.id}`, disabled: this.busy,
+            onclick: () => this.act({ kind: 'return', trade: t.id }),
+          }, 'Return'),
+          h('button', {
+            type: 'button', class: 'btn btn-small', testid: `btn-keep-${t.id}`, disabled: this.busy,
+            onclick: () => this.act({ kind: 'keep', trade: t.id }),
+          }, 'Keep'),
+          h('span', { class: 'small muted rd-window', dataset: { until: t.return_until ?? '' } }, ''))
+          : (t.locked_until ? h('p', { class: 'small muted rd-window', dataset: { until: t.locked_until } }, '') : null));
+      }));
+  }
+
+  myArea() {
+    const v = this.view;
+    const mine = this.seat(this.you) || { seat: this.you, name: this.ctx.identity()?.name };
+    const playing = v.phase === 'playing';
+    const hidden = !!v.hand_hidden;
+    const count = this.selected.size;
+    const locked = this.locked;
+    const offered = this.offered;
+    const hand = this.hand;
+    const claimed = this.claimed;
+    const canOffer = this.trading && !claimed && count >= 1 && !this.busy;
+    const canClaim = this.trading && !claimed && !v.my_offer && !locked.size && hand.length >= REMMI_SIZE && !this.busy;
+    const others = (v.seats || []).filter((s) => s.seat !== this.you && (s.claimed === null || s.claimed === undefined));
+    if (this.target !== null && !others.some((s) => s.seat === this.target)) this.target = null;
+    const targetSelect = h('select', {
+      class: 'rd-target', testid: 'rd-target', 'aria-label': 'Offer to',
+      onchange: (e) => { this.target = e.target.value === '' ? null : Number(e.target.value); },
+    },
+    h('option', { value: '', selected: this.target === null }, 'to anyone'),
+    others.map((s) => h('option', { value: s.seat, selected: this.target === s.seat }, `to ${this.nameOf(s.seat)}`)));
+    return h('section', { class: cls('me', 'rd-me', this.trading && !claimed && 'is-turn') },
+      h('div', { class: 'me-head' },
+        this.seatChip(mine, { mine: true }),
+        h('p', { class: 'status', testid: 'status', 'aria-live': 'polite' }, this.statusText())),
+      hidden ? this.hiddenHand(mine) : this.handGroups(hand, { locked, offered, playing, claimed }),
+      playing && !hidden && !claimed ? h('div', { class: 'controls' },
+        h('div', { class: 'sort', role: 'group', 'aria-label': 'Group the hand' },
+          h('span', { class: 'small muted' }, 'Group'),
+          h('button', {
+            type: 'button', class: 'btn btn-small btn-toggle', testid: 'btn-group-colour',
+            'aria-pressed': this.groupMode === 'colour' ? 'true' : 'false', onclick: () => this.setGroup('colour'),
+          }, 'Colour'),
+          h('button', {
+            type: 'button', class: 'btn btn-small btn-toggle', testid: 'btn-group-figure',
+            'aria-pressed': this.groupMode === 'figure' ? 'true' : 'false', onclick: () => this.setGroup('figure'),
+          }, 'Figure')),
+        h('div', { class: 'actions' },
+          targetSelect,
+          h('button', {
+            type: 'button', class: 'btn btn-primary', testid: 'btn-offer', disabled: !canOffer,
+            onclick: () => this.offer(),
+          }, count ? `Offer ${count}` : 'Offer'),
+          v.my_offer ? h('button', {
+            type: 'button', class: 'btn', testid: 'btn-withdraw', disabled: this.busy,
+            onclick: () => this.act({ kind: 'withdraw' }),
+          }, 'Withdraw') : null,
+          h('button', {
+            type: 'button', class: cls('btn btn-claim', this.claimArmed && 'is-armed'), testid: 'btn-claim',
+            disabled: !canClaim, onclick: () => this.claim(),
+          }, this.claimArmed ? `Claim with these ${REMMI_SIZE}!` : 'Remmi-Demmi!'))) : null,
+      playing ? h('p', { class: 'hint', testid: 'hint' }, this.hintText()) : null,
+      this.errorLine());
+  }
+
+  hiddenHand(mine) {
+    const v = this.view;
+    const n = mine.hand_count || 0;
+    return h('div', { class: 'rd-hidden' },
+      h('div', { class: 'hand rd-hand-hidden', testid: 'hand', 'aria-label': 'Your face-down hand' },
+        Array.from({ length: n }, () => rdCardElement(null, { faceDown: true }))),
+      h('div', { class: 'actions' },
+        h('button', {
+          type: 'button', class: 'btn btn-accent', testid: 'btn-peek',
+          disabled: this.busy || v.stage !== 'dealt', onclick: () => this.act({ kind: 'peek' }),
+        }, 'Peek (−1 point)')),
+      h('p', { class: 'hint' }, 'Frantic: your cards stay face down until the dealer gives the sign. '
+        + 'Peeking costs a point; so does trying to trade before the timer.'));
+  }
+
+  handGroups(hand, { locked, offered, playing, claimed }) {
+    if (!hand.length) {
+      return h('div', { class: 'hand rd-hand is-empty', testid: 'hand' },
+        h('p', { class: 'muted' }, claimed ? 'Your cards are laid down.' : 'No cards in hand.'));
+    }
+    const mode = this.groupMode;
+    const order = mode === 'figure' ? FIGURE_ORDER : COLOUR_ORDER;
+    const keyOf = (id) => (mode === 'figure' ? id[1] : id[0]);
+    const interactive = playing && !claimed;
+    const groups = [...order].map((k) => ({ k, cards: sortRd(hand.filter((id) => keyOf(id) === k), mode) }))
+      .filter((g) => g.cards.length);
+    return h('div', { class: 'rd-hand-wrap' },
+      h('div', { class: 'hand rd-hand', testid: 'hand', role: 'group', 'aria-label': 'Your hand' },
+        groups.map((g) => h('div', { class: cls('rd-group', `rd-group-${g.k}`), dataset: { group: g.k } },
+          h('span', { class: 'rd-group-label' },
+            mode === 'figure' ? FIGURES[g.k].name : COLOURS[g.k].name, h('b', null, ` ${g.cards.length}`)),
+          h('div', { class: 'rd-group-cards' }, g.cards.map((id) => rdCardElement(id, {
+            interactive,
+            selected: this.selected.has(id),
+            testid: `card-${id}`,
+            disabled: !interactive || locked.has(id),
+            className: cls(this.newCards.has(id) && 'is-new', this.arriving && this.newCards.has(id) && 'is-arriving',
+              locked.has(id) && 'is-locked', offered.has(id) && 'is-offered'),
+            title: locked.has(id) ? `${parseRdCard(id).name}: locked while the trade may be returned` : null,
+            onClick: () => this.toggle(id),
+          })))))),
+      this.tally(hand));
+  }
+
+  tally(hand) {
+    const count = (c, f) => hand.filter((id) => id[0] === c && id[1] === f).length;
+    return h('table', { class: 'rd-tally', 'aria-label': 'Your cards by colour and figure' },
+      h('thead', null, h('tr', null, h('th', null, ''),
+        [...FIGURE_ORDER].map((f) => h('th', { title: FIGURES[f].name },
+          figureIcon(f))))),
+      h('tbody', null, [...COLOUR_ORDER].map((c) => h('tr', null,
+        h('th', null, h('span', { class: `rd-dot rd-${c}`, title: COLOURS[c].name })),
+        [...FIGURE_ORDER].map((f) => {
+          const n = count(c, f);
+          return h('td', { class: cls(n === 0 && 'is-zero'), testid: `tally-${c}${f}` }, String(n));
+        })))));
+  }
+
+  statusText() {
+    const v = this.view;
+    if (v.phase === 'playing') {
+      if (!this.seated) {
+        return v.stage === 'dealt' ? `Waiting for ${this.nameOf(v.dealer)} to start the timer.` : 'Trading…';
+      }
+      if (this.claimed) return 'You made Remmi-Demmi! Waiting for the check.';
+      if (v.stage === 'dealt') {
+        if (v.hand_hidden) return 'Your cards are face down until the dealer gives the sign.';
+        return v.dealer === this.you ? 'Look at your cards, then start the timer.' : 'Look at your cards: trading starts with the timer.';
+      }
+      if (v.my_offer) return `You offer ${v.my_offer.cards.length}${v.my_offer.to !== null && v.my_offer.to !== undefined ? ` to ${this.nameOf(v.my_offer.to)}` : ''}: waiting for a match.`;
+      return 'Trade! Offer cards of one colour or one figure.';
+    }
+    if (v.phase === 'game_over') return `Game over. ${this.winnersText()}`;
+    if (v.phase === 'deal_over') return `Round ${v.result?.deal ?? v.deal} is over: the check.`;
+    return '';
+  }
+
+  hintText() {
+    const v = this.view;
+    if (!this.trading || this.claimed || v.hand_hidden) return '';
+    const chosen = this.hand.filter((id) => this.selected.has(id));
+    if (this.claimArmed) {
+      const ok = chosen.length === REMMI_SIZE && isRemmi(chosen);
+      return chosen.length === REMMI_SIZE
+        ? `${ok ? 'These 9 make a Remmi.' : 'Careful: these 9 are not a Remmi (−5 at the check).'} Tap the button again to claim.`
+        : `Choose exactly ${REMMI_SIZE} cards for your Remmi (${chosen.length} selected).`;
+    }
+    if (v.my_offer && !chosen.length) return 'A new offer replaces your open one. Withdraw it before claiming.';
+    if (!chosen.length) {
+      return findRemmi(this.hand) ? 'You hold a Remmi! Tap Remmi-Demmi!' : 'Select cards to offer; match an open offer of the same size.';
+    }
+    return isDemmi(chosen)
+      ? `Offer these ${chosen.length}: a Demmi.`
+      : `Careful: these ${chosen.length} are not a Demmi; the receiver may return them.`;
+  }
+
+  winnersText() {
+    const winners = this.view.winners || [];
+    if (!winners.length) return '';
+    if (winners.length === 1) return winners[0] === this.you ? 'You win!' : `${this.nameOf(winners[0])} wins.`;
+    return `${winners.map((s) => this.nameOf(s)).join(' and ')} share the win.`;
+  }
+
+  resultPanel() {
+    const v = this.view;
+    const r = v.result;
+    const over = v.phase === 'game_over';
+    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
+    const points = r?.points || [];
+    const penalties = r?.penalties || [];
+    return h('section', { class: cls('result', 'rd-result', over && 'is-final'), testid: 'result', role: 'status' },
+      r ? [
+        h('h2', null, `Round ${r.deal}: the check`),
+        h('p', { class: 'muted small' }, r.ended_by === 'claims' ? 'Every point man was taken.' : 'The timer ran out.'),
+        (r.claims || []).length
+          ? h('ol', { class: 'rd-check' }, r.claims.map((c) => h('li', {
+            class: cls('rd-check-line', c.valid ? 'is-valid' : 'is-invalid'), testid: `check-${c.seat}`,
+            dataset: { valid: c.valid ? 'true' : 'false' },
+          },
+          h('div', { class: 'rd-check-head' },
+            h('strong', null, this.nameOf(c.seat)),
+            h('span', { class: cls('badge', c.valid ? 'badge-valid' : 'badge-invalid') },
+              c.valid ? 'Remmi ✓' : 'not a Remmi ✗'),
+            h('span', { class: 'rd-check-points' }, c.valid ? `★${c.awarded} · ${signed(c.points)}` : signed(c.points))),
+          h('span', { class: 'rd-mini-cards' }, sortRd(c.cards || [], 'colour').map((id) => rdCardElement(id))))))
+          : h('p', null, 'Nobody claimed a Remmi this round.'),
+        penalties.length ? h('p', { class: 'small' }, 'Penalties: ',
+          penalties.map((p) => `${this.nameOf(p.seat)} ${signed(p.points)} (${p.reason})`).join('; ')) : null,
+        h('div', { class: 'result-table-wrap' },
+          h('table', { class: 'result-hands' },
+            h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', { class: 'num' }, 'Round'),
+              h('th', { class: 'num' }, 'Total'))),
+            h('tbody', null, seats.map((s) => h('tr', { testid: `result-row-${s.seat}` },
+              h('td', null, this.nameOf(s.seat)),
+              h('td', { class: 'num' }, signed(points[s.seat] ?? 0)),
+              h('td', { class: 'num' }, String(s.score ?? 0))))))),
+        Array.isArray(r.hands) ? h('details', { class: 'rd-hands' },
+          h('summary', null, 'Every hand'),
+          h('ul', null, seats.map((s) => h('li', null,
+            h('span', { class: 'rd-hands-name' }, this.nameOf(s.seat)),
+            h('span', { class: 'rd-mini-cards' }, sortRd(r.hands[s.seat] || [], 'colour').map((id) => rdCardElement(id))))))) : null,
+      ] : null,
+      over
+        ? h('div', { class: 'game-over', testid: 'game-over' },
+          h('h3', null, this.winnersText() || 'Game over'),
+          h('ol', { class: 'standings' }, [...seats].sort((a, b) => (b.score ?? 0) - (a.score ?? 0)).map((s) => h('li', null,
+            h('span', null, this.nameOf(s.seat)), h('strong', null, `${s.score ?? 0}`)))),
+          h('button', {
+            type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
+          }, 'Back to the lobby'))
+        : h('div', { class: 'result-next' },
+          h('span', { class: 'muted', testid: 'next-deal-in' }, r?.tie_round_next ? 'A tie for the lead: one more round.' : ''),
+          this.seated ? h('button', {
+            type: 'button', class: 'btn btn-primary', testid: 'btn-next-deal', disabled: this.busy,
+            onclick: () => this.act({ kind: 'next_deal' }),
+          }, 'Next round') : null));
+  }
+
+  scoresPanel() {
+    const v = this.view;
+    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
+    const results = Array.isArray(v.results) ? v.results : [];
+    const best = Math.max(...seats.map((s) => s.score ?? 0));
+    return h('section', { class: 'panel scores', testid: 'scores' },
+      h('h2', null, 'Points'),
+      h('p', { class: 'muted small' }, `${plural(v.rounds ?? 7, 'round')}; most points wins`),
+      h('div', { class: 'scores-wrap' },
+        h('table', { class: 'score-table' },
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Rnd'),
+            seats.map((s) => h('th', { scope: 'col', class: 'num', title: s.name || '' },
+              s.seat === this.you ? 'You' : this.nameOf(s.seat))))),
+          h('tbody', null, results.length
+            ? results.map((r) => h('tr', null,
+              h('th', { scope: 'row' }, r.deal ?? ''),
+              seats.map((s) => {
+                const p = (r.points || [])[s.seat] ?? 0;
+                return h('td', { class: cls('num', p > 0 && 'won', p < 0 && 'lost') }, p ? signed(p) : '–');
+              })))
+            : h('tr', null, h('td', { colspan: seats.length + 1, class: 'muted small' }, 'No round checked yet.'))),
+          h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, 'Total'),
+            seats.map((s) => h('td', {
+              class: cls('num', (s.score ?? 0) === best && best > 0 && 'is-leader'), testid: `total-${s.seat}`,
+            }, String(s.score ?? 0))))))));
+  }
+
+  describe(ev) {
+    const who = this.nameOf(ev.seat);
+    switch (ev.kind) {
+      case 'round_started':
+        return `Round ${ev.deal}: ${this.nameOf(ev.dealer)} dealt.`;
+      case 'timer_started':
+        return ev.by === null || ev.by === undefined
+          ? `The timer started by itself (${ev.speed}).`
+          : `${this.nameOf(ev.by)} started the timer: ${ev.speed === 'lightning' ? '⚡ lightning' : '🐌 snail'}.`;
+      case 'revealed':
+        return 'The cards are face up: look!';
+      case 'peeked':
+        return `${who} peeked.`;
+      case 'penalty':
+        return `${who}: ${signed(ev.points)} (${ev.reason}).`;
+      case 'offered':
+        return `${who} ${ev.seat === this.you ? 'offer' : 'offers'} ${ev.size}${ev.to === null || ev.to === undefined ? '' : ` to ${this.nameOf(ev.to, { you: 'you' })}`}.`;
+      case 'withdrawn':
+        return `${who} withdrew ${ev.seat === this.you ? 'your' : 'an'} offer${ev.reason ? ` (${ev.reason})` : ''}.`;
+      case 'traded':
+        return `${this.nameOf(ev.a)} and ${this.nameOf(ev.b, { you: 'you' })} traded ${ev.size}.`;
+      case 'returned':
+        return `${this.nameOf(ev.by)} returned a trade.`;
+      case 'kept':
+        return `${this.nameOf(ev.by)} kept a trade.`;
+      case 'claimed':
+        return `${who}: Remmi-Demmi! ★${ev.points}`;
+      case 'round_over':
+        return ev.ended_by === 'claims' ? 'Every point man is taken: round over.' : 'Time is up: round over.';
+      case 'checked':
+        return `The check: ${(ev.claims || []).map((c) => `${this.nameOf(c.seat)} ${c.valid ? '✓' : '✗'} ${signed(c.points)}`).join(', ') || 'no claims'}.`;
+      case 'game_over':
+        return 'Game over.';
+      default:
+        return super.describe(ev);
+    }
+  }
+
+  // --- clocks ------------------------------------------------------------------------------
+
+  updateClocks() {
+    const v = this.view;
+    if (!v) return;
+    const now = this.ctx.serverNow();
+    const box = this.root.querySelector('[data-testid="rd-timer"]');
+    if (box && v.phase === 'playing' && v.stage === 'trading' && v.deadline) {
+      const deadline = Number(v.deadline);
+      const total = Math.max(1000, v.timer_started_at ? deadline - Number(v.timer_started_at) : Number(v.timer_ms) || 1);
+      const left = Math.max(0, deadline - now);
+      const text = box.querySelector('.rd-timer-text');
+      if (text) text.textContent = formatClock(left);
+      const fill = box.querySelector('.rd-bar-fill');
+      if (fill) fill.style.width = `${Math.max(0, Math.min(1, left / total)) * 100}%`;
+      box.classList.toggle('is-low', left < 10_000);
+      box.dataset.left = String(Math.ceil(left / 1000));
+      box.setAttribute('aria-label', `${Math.ceil(left / 1000)} seconds of trading left`);
+    }
+    const auto = this.root.querySelector('[data-testid="auto-start"]');
+    if (auto) {
+      const left = v.auto_start_at ? Number(v.auto_start_at) - now : 0;
+      auto.textContent = left > 0 ? `starts by itself in ${Math.ceil(left / 1000)} s` : '';
+    }
+    for (const el of this.root.querySelectorAll('.rd-window[data-until]')) {
+      const until = Number(el.dataset.until);
+      if (!until) continue;
+      const left = until - now;
+      el.textContent = left > 0 ? `${Math.ceil(left / 1000)} s to decide` : '';
+    }
+    const next = this.root.querySelector('[data-testid="next-deal-in"]');
+    if (next && v.next_deal_at) {
+      const left = Number(v.next_deal_at) - now;
+      next.textContent = `${v.result?.tie_round_next ? 'A tie for the lead: one more round. ' : ''}${left > 0 ? `Next round in ${Math.ceil(left / 1000)} s` : 'Dealing…'}`;
+    }
+  }
+}
+
+function figureIcon(f) {
+  const el = document.createElement('span');
+  el.className = 'rd-tally-fig';
+  el.innerHTML = `<svg viewBox="0 0 100 100" aria-hidden="true" focusable="false"><use href="#rd-fig-${f}"/></svg>`;
+  return el;
+}

@@ -1,0 +1,270 @@
+// The Traditional Remi table: the Basic Rummy table with two decks, penalty
+// points and a prize pool.
+//
+// Terms (rules TR-n): two 52-card decks, so every card id carries its deck
+// number (`AH1`, `AH2`), shown small in the card's corner. A turn is: draw,
+// then any number of melds and *lay-offs* (a hand card added to any meld on
+// the table: drag it onto the meld, or select it and click the meld), then
+// discard. The player who gets rid of every card wins the deal; the others
+// take *penalty points*, the value of their hand, plus 25 each on a *hunt*
+// (the winner laid everything down in one turn). The lowest match total
+// wins; with a *stake* each player pays into the *pot*, shared out at the end
+// (`payouts`).
+
+import { BasicRummyTable } from './table_basic_rummy.js';
+import { cardElement, cardLabel, sortCards } from './cards.js';
+import { h } from './dom.js';
+import { CardDrag, bySeat, cls, plural } from './ui.js';
+
+const HUNT_BONUS = 25;
+
+export class TraditionalRemiTable extends BasicRummyTable {
+  constructor(root, ctx) {
+    super(root, ctx);
+    this.dragger = new CardDrag({
+      root,
+      cardSelector: '[data-testid="hand"] .card[data-card]',
+      zoneSelector: '[data-meld], [data-drop="discard"]',
+      canDrag: () => this.myTurn && this.view?.step === 'play' && !this.busy,
+      onDrop: (card, zone) => this.dropCard(card, zone),
+    });
+  }
+
+  destroy() {
+    this.dragger.destroy();
+    super.destroy();
+  }
+
+  gameTitle() {
+    return 'Traditional Remi';
+  }
+
+  render() {
+    super.render();
+    if (!this.view) return;
+    // The discard pile takes a dragged card as a discard.
+    this.root.querySelector('.pile-discard')?.setAttribute('data-drop', 'discard');
+    for (const el of this.root.querySelectorAll('[data-testid="hand"] .card[data-card]')) {
+      el.classList.toggle('is-draggable', this.myTurn && this.view.step === 'play');
+    }
+    this.dragger.markZones();
+  }
+
+  dropCard(card, zone) {
+    if (!this.myTurn || this.view.step !== 'play') return;
+    if (zone.dataset.drop === 'discard') {
+      this.act({ kind: 'discard', card }, { clearSelection: true });
+      return;
+    }
+    const meld = zone.dataset.meld;
+    if (meld !== undefined) this.act({ kind: 'lay_off', card, meld }, { clearSelection: true });
+  }
+
+  // --- the match ---------------------------------------------------------------------
+
+  get stake() {
+    return Number(this.view?.options?.stake) || 0;
+  }
+
+  header() {
+    const head = super.header();
+    if (this.stake) {
+      const line = head.querySelector('.table-title p');
+      line?.append(` · stake ${this.stake}`);
+    }
+    return head;
+  }
+
+  leaders() {
+    const seats = this.view.seats || [];
+    if (!(this.view.results || []).length) return new Set();
+    const low = Math.min(...seats.map((s) => s.score ?? 0));
+    return new Set(seats.filter((s) => (s.score ?? 0) === low).map((s) => s.seat));
+  }
+
+  statusText() {
+    const v = this.view;
+    if (v.phase === 'playing' && this.myTurn) {
+      return v.step === 'draw'
+        ? 'Your turn: draw from the stock or take the top discard.'
+        : 'Your turn: meld and lay off as much as you like, then discard.';
+    }
+    if (v.phase === 'deal_over' || v.phase === 'game_over') {
+      if (v.phase === 'game_over') return `Match over. ${this.winnersText()}`;
+      const r = v.result;
+      if (!r) return 'The deal is over.';
+      if (r.void) return `Deal ${r.deal} ended without a winner: no penalties.`;
+      return `${this.nameOf(r.winner)} went out${r.hunt ? ' in one go: a hunt!' : '.'}`;
+    }
+    return super.statusText();
+  }
+
+  hintText() {
+    const v = this.view;
+    if (this.myTurn && v.step === 'play' && this.selected.size === 1) {
+      const [id] = [...this.selected];
+      return this.allMelds().length
+        ? `Discard ${cardLabel(id)}, or drag it (or click a meld) to lay it off.`
+        : `Discard ${cardLabel(id)}?`;
+    }
+    if (this.myTurn && v.step === 'play' && this.selected.size === 0) {
+      return 'Select cards to meld. Drag a card onto any meld to lay it off, or onto the pile to discard.';
+    }
+    if (this.myTurn && v.step === 'play' && this.selected.size >= 3) {
+      return `Meld these ${this.selected.size} cards? You may lay down as many melds as you like.`;
+    }
+    return super.hintText();
+  }
+
+  winnersText() {
+    const winners = this.view.winners || [];
+    if (!winners.length) return '';
+    const names = winners.map((s) => this.nameOf(s));
+    if (winners.length === 1) {
+      return winners[0] === this.you ? 'You win the match!' : `${names[0]} wins the match.`;
+    }
+    return `${names.join(' and ')} share the win.`;
+  }
+
+  resultPanel() {
+    const v = this.view;
+    const r = v.result;
+    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
+    const over = v.phase === 'game_over';
+    return h('section', { class: cls('result', over && 'is-final'), testid: 'result', role: 'status' },
+      r ? this.dealSummary(r, seats) : null,
+      over ? this.matchSummary(seats) : h('div', { class: 'result-next' },
+        h('span', { class: 'muted', testid: 'next-deal-in' }, ''),
+        this.seated ? h('button', {
+          type: 'button', class: 'btn btn-primary', testid: 'btn-next-deal', disabled: this.busy,
+          onclick: () => this.act({ kind: 'next_deal' }),
+        }, 'Next deal') : null));
+  }
+
+  dealSummary(r, seats) {
+    const title = r.void
+      ? `Deal ${r.deal}: no winner`
+      : `Deal ${r.deal}: ${this.nameOf(r.winner)} went out`;
+    return [
+      h('h2', null, title, r.hunt ? h('span', { class: 'badge badge-hunt', testid: 'hunt' }, 'Hunt') : null),
+      r.void
+        ? h('p', { class: 'muted' }, 'The stock could not be rebuilt: nobody takes penalty points.')
+        : h('p', { class: 'muted small', testid: 'hunt-note' }, r.hunt
+          ? `${this.nameOf(r.winner)} laid every card down in a single turn: everyone else takes their hand's value plus ${HUNT_BONUS}.`
+          : 'Everyone else takes the value of the cards left in their hand.'),
+      h('div', { class: 'result-table-wrap' },
+        h('table', { class: 'result-hands' },
+          h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', null, 'Cards left'),
+            h('th', { class: 'num' }, 'Value'), h('th', { class: 'num' }, 'Penalty'))),
+          h('tbody', null, seats.map((s) => {
+            const cards = bySeat(r.hands, s.seat) || [];
+            const value = bySeat(r.hand_values, s.seat);
+            const penalty = bySeat(r.penalties, s.seat) ?? 0;
+            const won = s.seat === r.winner;
+            return h('tr', { class: cls(won && 'is-winner'), testid: `result-row-${s.seat}` },
+              h('td', null, this.nameOf(s.seat)),
+              h('td', null, cards.length
+                ? h('span', { class: 'result-cards' }, sortCards(cards, 'suit').map((c) => cardElement(c)))
+                : h('span', { class: 'muted small' }, won ? 'out!' : '—')),
+              h('td', { class: 'num' }, value ?? '—'),
+              h('td', { class: 'num penalty', testid: `penalty-${s.seat}` },
+                won ? '0' : `+${penalty}`,
+                r.hunt && !won ? h('small', { class: 'hunt-extra' }, ` (${value ?? 0}+${HUNT_BONUS})`) : null));
+          })))),
+    ];
+  }
+
+  matchSummary(seats) {
+    const v = this.view;
+    const ranking = [...seats].sort((a, b) => (a.score ?? 0) - (b.score ?? 0));
+    const payouts = Array.isArray(v.payouts) ? v.payouts : null;
+    const winners = new Set(v.winners || []);
+    const best = ranking.length ? ranking[0].score ?? 0 : 0;
+    return h('div', { class: 'game-over', testid: 'game-over' },
+      h('h3', null, this.winnersText() || 'Match over'),
+      h('p', { class: 'muted small' }, 'Lowest penalty total wins.'),
+      h('div', { class: 'result-table-wrap' },
+        h('table', { class: 'result-hands match-table', testid: 'standings' },
+          h('thead', null, h('tr', null, h('th', null, '#'), h('th', null, 'Player'),
+            h('th', { class: 'num' }, 'Penalties'), h('th', { class: 'num' }, 'Behind'),
+            payouts ? h('th', { class: 'num' }, 'Chips won') : null)),
+          h('tbody', null, ranking.map((s, i) => h('tr', {
+            class: cls(winners.has(s.seat) && 'is-winner', s.seat === this.you && 'is-you'),
+            testid: `standing-${s.seat}`,
+          },
+          h('td', null, String(i + 1)),
+          h('td', null, this.nameOf(s.seat)),
+          h('td', { class: 'num' }, String(s.score ?? 0)),
+          h('td', { class: 'num muted' }, winners.has(s.seat) ? '—' : String((s.score ?? 0) - best)),
+          payouts ? h('td', { class: 'num chips', testid: `payout-${s.seat}` }, String(payouts[s.seat] ?? 0)) : null))))),
+      payouts ? this.potSplit(payouts, seats) : null,
+      h('button', {
+        type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
+      }, 'Back to the lobby'));
+  }
+
+  potSplit(payouts, seats) {
+    const v = this.view;
+    const pot = Number(v.pot) || this.stake * seats.length;
+    const total = payouts.reduce((a, b) => a + (Number(b) || 0), 0) || 1;
+    const colours = ['#e8b935', '#4ade80', '#7dd3fc', '#f0a3c1'];
+    return h('div', { class: 'pot-split', testid: 'pot-split' },
+      h('p', { class: 'pot-line' },
+        h('strong', null, 'Prize pool: '),
+        h('span', { testid: 'pot' }, `${pot} chips`),
+        h('span', { class: 'muted small' }, ` (${seats.length} × ${this.stake} stake)`)),
+      h('div', { class: 'pot-bar', role: 'img', 'aria-label': 'How the pot is shared' },
+        seats.filter((s) => payouts[s.seat] > 0).map((s) => h('span', {
+          class: 'pot-slice',
+          style: `flex-grow: ${payouts[s.seat]}; background: ${colours[s.seat % colours.length]}`,
+          title: `${this.nameOf(s.seat)}: ${payouts[s.seat]}`,
+        }, payouts[s.seat] / total >= 0.12 ? `${this.nameOf(s.seat)} ${payouts[s.seat]}` : ''))),
+      h('p', { class: 'muted small' },
+        'The winner takes at least 75%; the rest goes to players less than 80 points behind, the closer the more.'));
+  }
+
+  scoresPanel() {
+    const v = this.view;
+    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
+    const results = Array.isArray(v.results) ? v.results : [];
+    const deals = v.options?.deals;
+    const leaders = this.leaders();
+    return h('section', { class: 'panel scores', testid: 'scores' },
+      h('h2', null, 'Penalties'),
+      h('p', { class: 'muted small' },
+        [deals ? `${plural(deals, 'deal')}, lowest total wins` : 'Lowest total wins',
+          this.stake ? `pot ${Number(v.pot) || this.stake * seats.length} chips` : null]
+          .filter(Boolean).join(' · ')),
+      h('div', { class: 'scores-wrap' },
+        h('table', { class: 'score-table' },
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Deal'),
+            seats.map((s) => h('th', { scope: 'col', class: 'num', title: s.name || '' },
+              s.seat === this.you ? 'You' : this.nameOf(s.seat))))),
+          h('tbody', null, results.length
+            ? results.map((r) => h('tr', { class: cls(r.void && 'is-void') },
+              h('th', { scope: 'row' }, r.deal ?? '', r.hunt ? h('sup', { title: 'Hunt: +25 each' }, 'H') : null),
+              seats.map((s) => h('td', { class: 'num' },
+                r.void ? '·' : s.seat === r.winner
+                  ? h('span', { class: 'won', title: 'Went out' }, '✓')
+                  : `+${bySeat(r.penalties, s.seat) ?? 0}`))))
+            : h('tr', null, h('td', { colspan: seats.length + 1, class: 'muted small' }, 'No deal finished yet.'))),
+          h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, 'Total'),
+            seats.map((s) => h('td', {
+              class: cls('num', leaders.has(s.seat) && 'is-leader'), testid: `total-${s.seat}`,
+            }, String(s.score ?? 0))))))));
+  }
+
+  describe(ev) {
+    switch (ev.kind) {
+      case 'deal_over':
+        if (ev.void) return `Deal ${ev.deal} ended without a winner.`;
+        return `${this.nameOf(ev.winner)} went out${ev.hunt ? ': a hunt, +25 to everyone else' : ''}.`;
+      case 'stock_shuffled':
+        return 'The discard pile was shuffled into a new stock.';
+      case 'game_over':
+        return 'The match is over.';
+      default:
+        return super.describe(ev);
+    }
+  }
+}
