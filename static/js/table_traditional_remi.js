@@ -186,8 +186,8 @@ export class TraditionalRemiTable extends BasicRummyTable {
       h('div', { class: 'result-table-wrap' },
         h('table', { class: 'result-hands match-table', testid: 'standings' },
           h('thead', null, h('tr', null, h('th', null, '#'), h('th', null, 'Player'),
-            h('th', { class: 'num' }, 'Penalties'), h('th', { class: 'num' }, 'Behind'),
-            payouts ? h('th', { class: 'num' }, 'Chips won') : null)),
+            h('th', { class: 'num' }, 'Penalties'), h('th', { class: 'num col-behind' }, 'Behind'),
+            payouts ? h('th', { class: 'num' }, 'Chips') : null)),
           h('tbody', null, ranking.map((s, i) => h('tr', {
             class: cls(winners.has(s.seat) && 'is-winner', s.seat === this.you && 'is-you'),
             testid: `standing-${s.seat}`,
@@ -195,7 +195,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
           h('td', null, String(i + 1)),
           h('td', null, this.nameOf(s.seat)),
           h('td', { class: 'num' }, String(s.score ?? 0)),
-          h('td', { class: 'num muted' }, winners.has(s.seat) ? '—' : String((s.score ?? 0) - best)),
+          h('td', { class: 'num muted col-behind' }, winners.has(s.seat) ? '—' : String((s.score ?? 0) - best)),
           payouts ? h('td', { class: 'num chips', testid: `payout-${s.seat}` }, String(payouts[s.seat] ?? 0)) : null))))),
       payouts ? this.potSplit(payouts, seats) : null,
       h('button', {

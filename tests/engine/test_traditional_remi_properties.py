@@ -247,7 +247,7 @@ def step(match: Match, data: st.DataObject) -> None:
             assert apply_checked(match, seat, {"kind": "next_deal"})
         return
     seat = state.turn
-    if mode <= 4:
+    if mode <= 6:
         action = choose(GAME.view(state, seat))
         assert action is not None
         assert apply_checked(match, seat, action), f"the bot played an illegal {action}"
@@ -278,7 +278,7 @@ def play(match: Match, data: st.DataObject, steps: int) -> None:
 def test_random_games_conserve_cards_and_hide_hands(
     game: tuple[dict[str, Any], int, int], data: st.DataObject
 ) -> None:
-    play(new_match(*game), data, steps=120)
+    play(new_match(*game), data, steps=150)
 
 
 @SETTINGS
