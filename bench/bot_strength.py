@@ -1,7 +1,7 @@
 """Bot strength: a rummy game's bot against a random-legal player.
 
-    python -m bench.bot_strength [--game basic_rummy|traditional_remi] [--deals N]
-                                 [--turn-cap T]
+    python -m bench.bot_strength [--game basic_rummy|traditional_remi|indonesian_remi]
+                                 [--deals N] [--turn-cap T]
 
 Plays N separate two-player deals (default 1,000) of ``--game`` (default
 ``basic_rummy``). Deal ``i`` is a fresh one-deal match,
@@ -18,6 +18,9 @@ Neither is decided.
 Points are what each side scored: in Basic Rummy the winner's points
 (higher is better, "rummy" deals doubled); in Traditional Remi the penalty
 points each side took (lower is better, "hunts" cost the loser 25 more).
+In Indonesian Remi every seat scores each deal (IR-16): a deal is won by the
+side that scored more, a tie counts as void, and the closes row counts who
+closed (IR-17).
 
 Prints a table (deals won, void and capped deals, points, points per deal,
 the bot's win rate among decided deals with a 95% Wilson interval, run time
@@ -34,10 +37,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from engine.bots import basic_rummy as basic_rummy_bot
+from engine.bots import indonesian_remi as indonesian_remi_bot
 from engine.bots import traditional_remi as traditional_remi_bot
 from engine.bots.random_legal import choose_random
 from engine.game import Action, View
 from engine.games.basic_rummy import BasicRummy
+from engine.games.indonesian_remi import IndonesianRemi
 from engine.games.rummy import RummyGame
 from engine.games.traditional_remi import TraditionalRemi
 from engine.rng import Rng, derive_seed
@@ -55,6 +60,7 @@ class Contest:
     penalties: bool  # points are penalties taken (lower is better), not points won
     one_turn: str  # the result key of a win in one turn
     one_turn_label: str
+    every_seat_scores: bool = False  # result["points"] lists each seat's score of the deal
 
 
 CONTESTS: dict[str, Contest] = {
@@ -63,6 +69,9 @@ CONTESTS: dict[str, Contest] = {
     "traditional_remi": Contest(TraditionalRemi(), traditional_remi_bot.choose,
                                 penalties=True, one_turn="hunt",
                                 one_turn_label="of which hunts (+25)"),
+    "indonesian_remi": Contest(IndonesianRemi(), indonesian_remi_bot.choose,
+                               penalties=False, one_turn="closed",
+                               one_turn_label="closes (bonus)", every_seat_scores=True),
 }
 
 
@@ -105,6 +114,17 @@ def play_deal(index: int, tally: Tally, turn_cap: int,
     result = game.view(state, None)["result"]
     if result is None:
         tally.capped += 1
+    elif contest.every_seat_scores:
+        side = {bot_seat: "bot", 1 - bot_seat: "random"}
+        points = result["points"]
+        for seat, scored in enumerate(points):
+            tally.points[side[seat]] += scored
+        if result["winner"] is not None:
+            tally.rummies[side[result["winner"]]] += 1
+        if points[0] == points[1]:
+            tally.void += 1
+        else:
+            tally.wins[side[0 if points[0] > points[1] else 1]] += 1
     elif result["void"]:
         tally.void += 1
     else:

@@ -135,13 +135,21 @@ def percentile(samples: list[float], q: float) -> float | None:
 
 @dataclass
 class Pending:
-    """An action in flight: who sent it, when, and (once known) the version it made."""
+    """An action in flight: who sent it, when, and (once known) the version it made.
+
+    It stays in flight until it is answered *and*, if acknowledged, its state
+    has reached the actor's own socket: with Redis between the room and the
+    socket the ``ack`` may come first, and the actor must not play its next
+    move from a view that does not show its last one yet.
+    """
 
     ref: int
     seat: int
     sent_at: float
     counted: bool  # sent inside the window
     version: int | None = None
+    answered: bool = False
+    seen_own: bool = False
 
 
 class Client:
@@ -287,12 +295,14 @@ class Room:
 
     def on_state(self, client: Client, version: int, now: float) -> None:
         pending = self.by_version.get(version)
-        if pending is not None and pending.counted:
-            sample = _ms(now - pending.sent_at)
-            if client.seat == pending.seat and client.role == "player":
-                self.gen.stats.own_ms.append(sample)
-            else:
-                self.gen.stats.others_ms.append(sample)
+        if pending is not None:
+            own = client.seat == pending.seat and client.role == "player"
+            if pending.counted:
+                sample = _ms(now - pending.sent_at)
+                (self.gen.stats.own_ms if own else self.gen.stats.others_ms).append(sample)
+            if own:
+                pending.seen_own = True
+                self._settle(pending)
         if self.active and client.role == "player":
             self.gen.shape_on_state(self, client)
 
@@ -300,20 +310,30 @@ class Room:
         if client.seat is None:
             return
         pending = self.pending.get(client.seat)
-        if pending is None or pending.ref != message.get("ref"):
+        if pending is None or pending.ref != message.get("ref") or pending.answered:
             return
-        del self.pending[client.seat]
+        pending.answered = True
         stats = self.gen.stats
+        acked = message.get("type") == "ack"
         if pending.counted:
-            if message.get("type") == "ack":
+            if acked:
                 stats.actions += 1
                 stats.ack_ms.append(_ms(now - pending.sent_at))
             else:
                 stats.refused += 1
-        if message.get("type") == "error":
+        if not acked:
             client.error_version = client.state_version
-        if self.active:
-            self.gen.shape_on_reply(self, client)
+            pending.seen_own = True  # nothing changed: no state to wait for
+        self._settle(pending)
+
+    def _settle(self, pending: Pending) -> None:
+        """Ends an action's flight once it is answered and its actor has seen it."""
+        if not (pending.answered and pending.seen_own):
+            return
+        if self.pending.get(pending.seat) is pending:
+            del self.pending[pending.seat]
+            if self.active:
+                self.gen.shape_on_reply(self)
 
     def expire(self, now: float) -> None:
         """Gives up on actions unanswered for too long (each counts as an error)."""
@@ -322,7 +342,7 @@ class Room:
                 del self.pending[seat]
                 self.gen.stats.errors["timeout"] += 1
                 if self.active:
-                    self.gen.shape_on_reply(self, self.players[0])
+                    self.gen.shape_on_reply(self)
 
     # -- acting ------------------------------------------------------------------------------
 
@@ -738,11 +758,22 @@ class LoadGenerator:
         if self._sweeper is not None:
             self._sweeper.cancel()
 
-    async def close(self) -> None:
+    async def close(self, limit_s: float = 30.0) -> None:
+        """Closes every socket politely, in batches; whatever is left at ``limit_s`` is cut."""
         clients = [c for r in self.rooms for c in r.clients]
+        deadline = time.monotonic() + limit_s
         for start in range(0, len(clients), 500):
-            await asyncio.gather(*(c.close() for c in clients[start:start + 500]),
-                                 return_exceptions=True)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(
+                    *(c.close() for c in clients[start:start + 500]), return_exceptions=True),
+                    left)
+        for client in clients:
+            client.closing = True
+            if client.ws is not None and client.ws.transport is not None:
+                client.ws.transport.abort()
         for task in list(self._tasks):
             task.cancel()
         for http in self._http:
@@ -782,7 +813,7 @@ class LoadGenerator:
         if self.shape == "turn":
             room.kick()
 
-    def shape_on_reply(self, room: Room, client: Client) -> None:
+    def shape_on_reply(self, room: Room) -> None:
         if self.shape == "turn":
             room.kick()
 

@@ -82,7 +82,7 @@ RULES = RummyRules(
     rank_values=PIP_VALUES,  # BR-15
     lowest_wins=False,  # BR-18
     cites=MappingProxyType({
-        "draw": "BR-10", "play": "BR-11", "meld": "BR-6, BR-7", "melds_per_turn": "BR-11",
+        "draw": "BR-10", "meld": "BR-6, BR-7", "melds_per_turn": "BR-11",
         "lay_off": "BR-11", "taken": "BR-12", "out": "BR-14", "hand_size": "BR-2",
     }),
     meld_help="a meld is a run (3+ cards of one suit in sequence, ace low) "

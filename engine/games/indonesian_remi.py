@@ -47,10 +47,12 @@ Decisions beyond the written rules:
   tied player first clockwise after the previous dealer.
 - IR-19: ``deals`` (default 8) and ``target`` (default none): with both, the
   first one reached ends the game; giving ``target`` alone means target only.
-- The deal's ``result`` shows, per seat, the table melds, the hand's best
-  partition, the minus cards, the closing bonus and the deal's points. The
-  summary's ``winner`` is the closer (None after an empty stock); no deal is
-  void, every one is scored.
+- The deal's ``result`` shows the closing card and, per seat, the table
+  melds, the hand's best partition, the minus cards, the closing bonus and
+  the deal's points. The summary kept in ``results`` (and sent in the
+  ``deal_over`` event) has the points only, no card ids: it stays visible
+  while later deals are played. Its ``winner`` is the closer (None after an
+  empty stock); no deal is void, every one is scored.
 - The first dealer is drawn from the seeded rng. The extension action
   ``next_deal`` lets any seat skip the pause after a deal.
 """
@@ -391,11 +393,11 @@ class IndonesianRemi(RummyGame):
         """IR-16, IR-17: every seat scores its melds plus, the rest minus; the closer's bonus."""
         seats = self.breakdown(state, winner)
         points = [s["points"] for s in seats]
-        closing = state.discard[-1] if winner is not None else None
+        # No card ids here: the summary stays in ``results`` while later deals are
+        # played, when a card it named may be in someone's hand.
         return points, {
             "points": points,
             "ended": CLOSED if winner is not None else STOCK_OUT,
-            "closing_card": closing,
             "bonus": seats[winner]["bonus"] if winner is not None else 0,
             "void": False,
         }
@@ -433,7 +435,8 @@ class IndonesianRemi(RummyGame):
         seats = self.breakdown(state, winner)
         for entry in seats:
             entry["total"] = state.scores[entry["seat"]]
-        return {"seats": seats}
+        return {"closing_card": state.discard[-1] if winner is not None else None,
+                "seats": seats}
 
     def next_dealer(self, state: RummyState) -> int:
         """IR-18: the lowest total deals; ties go first clockwise after the last dealer."""

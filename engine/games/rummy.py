@@ -62,14 +62,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from itertools import combinations, product
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from engine.cards import is_standard_card, rank_index, rank_of, standard_deck, suit_of
+from engine.cards import is_standard_card, rank_index, standard_deck
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
 from engine.game import Action, Event, Outcome, View
-from engine.melds import BASIC, MeldRules, arrange, extended, meld_kind
+from engine.melds import BASIC, MeldRules, all_melds, arrange, extended, meld_kind
 from engine.rng import Rng
 
 PLAYING = "playing"
@@ -109,8 +108,8 @@ class RummyRules:
     max_turnovers: int | None = None  # rebuilds allowed in one deal (None: no limit)
     rank_values: tuple[int, ...] = PIP_VALUES  # a card's value by rank, ace first
     lowest_wins: bool = False  # totals are penalties (lowest wins) or points (highest)
-    # Where the written rules say so, by topic: "draw", "play", "meld",
-    # "melds_per_turn", "lay_off", "taken", "out", "hand_size".
+    # Where the written rules say so, by topic: "draw", "meld", "melds_per_turn",
+    # "lay_off", "taken", "out", "hand_size".
     cites: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     meld_help: str = "a meld is a run (3+ cards of one suit in sequence) or a set"
 
@@ -199,50 +198,12 @@ def _card_arg(action: Action, key: str = "card") -> str:
 def possible_melds(hand: Sequence[str], rules: MeldRules = BASIC) -> list[list[str]]:
     """Every meld that can be laid from ``hand``, cards in table order, each once.
 
-    Runs first, suit by suit in the order the hand shows them: every stretch
-    of ``min_size`` or more consecutive ranks in one of the allowed orders (so
-    a five-card run also yields its shorter parts); with two decks, every
-    choice among the copies of a rank. Then sets, rank by rank: every group of
-    ``min_size`` up to ``max_set_size`` cards that is a set.
+    Every stretch of ``min_size`` or more consecutive ranks of one suit in an
+    allowed order (so a five-card run also yields its shorter parts; with two
+    decks, every choice among the copies of a rank) and every set. The order
+    is :func:`engine.melds.all_melds`'s: longest first, then by cards.
     """
-    melds: list[list[str]] = []
-    seen: set[frozenset[str]] = set()
-
-    def add(cards: Sequence[str]) -> None:
-        key = frozenset(cards)
-        if key not in seen:
-            seen.add(key)
-            melds.append(list(cards))
-
-    by_suit: dict[str, list[str]] = {}
-    by_rank: dict[str, list[str]] = {}
-    for card in hand:
-        by_suit.setdefault(suit_of(card), []).append(card)
-        by_rank.setdefault(rank_of(card), []).append(card)
-    for suited in by_suit.values():
-        for seq in rules.sequences:
-            copies: dict[int, list[str]] = {}
-            for card in sorted(suited, key=lambda c: (rank_index(c), c)):
-                position = seq.find(rank_of(card))
-                if position >= 0:
-                    copies.setdefault(position, []).append(card)
-            positions = sorted(copies)
-            start = 0
-            for i in range(1, len(positions) + 1):
-                if i < len(positions) and positions[i] == positions[i - 1] + 1:
-                    continue
-                stretch = positions[start:i]  # a maximal stretch of consecutive ranks
-                start = i
-                for lo in range(len(stretch)):
-                    for hi in range(lo + rules.min_size, len(stretch) + 1):
-                        for run in product(*(copies[p] for p in stretch[lo:hi])):
-                            add(run)
-    for ranked in by_rank.values():
-        for size in range(rules.min_size, rules.max_set_size + 1):
-            for group in combinations(ranked, size):
-                if meld_kind(group, rules) == "set":
-                    add(group)
-    return melds
+    return [list(meld.cards) for meld in all_melds(hand, rules)]
 
 
 # --- the game ---------------------------------------------------------------------------
@@ -326,14 +287,15 @@ class RummyGame:
         """
 
     def can_go_out(self, rest: Sequence[str], taken: str | None, melds: Sequence[Meld]) -> bool:
-        """Whether a meld or lay-off may leave the hand as ``rest``, which holds no card
-        the player may discard: only if the rules let a player go out without a
-        discard, and the hand is empty or its last card fits a meld on the table
-        at once (``melds``, as they are after the move).
+        """Whether the player can go out from ``rest`` without a discard.
 
-        The one card that cannot be discarded is the taken card, so ``rest`` is
-        empty or just that card; a single card can never be a new meld, so it
-        goes out only by a lay-off.
+        Asked when a meld or lay-off would leave no card the player may
+        discard, with ``melds`` as the table is after that move. Only where the
+        rules let a player go out without a discard, and then if the hand is
+        empty or its last card fits a meld on the table at once. (The one card
+        that may not be discarded is the taken card, so ``rest`` is empty or
+        just that card; a single card can never be a new meld, so it goes out
+        only by a lay-off.)
         """
         if not self.rules.go_out_without_discard:
             return False

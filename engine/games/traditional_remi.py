@@ -89,7 +89,7 @@ RULES = RummyRules(
     rank_values=(11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10),  # TR-2
     lowest_wins=True,  # TR-13
     cites=MappingProxyType({
-        "draw": "TR-7", "play": "TR-8", "meld": "TR-5, TR-6", "lay_off": "TR-8",
+        "draw": "TR-7", "meld": "TR-5, TR-6", "lay_off": "TR-8",
         "out": "TR-10", "hand_size": "TR-3",
     }),
     meld_help="a meld is a run (3+ cards of one suit in sequence, the ace low or high "

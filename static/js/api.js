@@ -73,7 +73,9 @@ function reasonOf(body, status) {
   return `Request failed (${status}).`;
 }
 
-async function request(method, path, { body, auth = false, maybeAuth = false } = {}) {
+async function request(method, path, {
+  body, auth = false, maybeAuth = false, exactInts = [],
+} = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (auth) {
@@ -96,7 +98,11 @@ async function request(method, path, { body, auth = false, maybeAuth = false } =
   } catch {
     throw new ApiError(0, 'The server cannot be reached. Check your connection.');
   }
-  const text = await response.text();
+  let text = await response.text();
+  for (const key of exactInts) {
+    // Integers past 2^53 (seeds) would lose digits as numbers: keep them as text.
+    text = text.replace(new RegExp(`("${key}"\\s*:\\s*)(-?\\d{16,})`, 'g'), '$1"$2"');
+  }
   let data = null;
   if (text) {
     try {
@@ -152,7 +158,7 @@ export async function playDaily(game) {
 /** A day's daily deal of `game`: {date, seed_hash, seed (past days), options, seats, ranking, you}. */
 export async function fetchDaily(game, date = null) {
   const query = date ? `?date=${encodeURIComponent(date)}` : '';
-  return request('GET', `/api/daily/${encodeURIComponent(game)}${query}`, { maybeAuth: true });
+  return request('GET', `/api/daily/${encodeURIComponent(game)}${query}`, { maybeAuth: true, exactInts: ['seed'] });
 }
 
 /** {game, date, ranking, entries: [{rank, player_id, name, score}], total, you}. */

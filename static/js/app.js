@@ -304,6 +304,7 @@ function route() {
     screen = new Daily(main, {
       game: params.get('game'),
       date: params.get('date'),
+      limit: params.get('limit'),
       onOpenRoom: (id, game) => navigate(roomUrl(id, false, game)),
       onNavigate: (url, { route: go = false } = {}) => {
         if (go) navigate(url);

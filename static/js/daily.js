@@ -7,7 +7,8 @@
 // revealed once the day is over, so anyone can check the deals were fixed in
 // advance: the page checks sha256("kartu-daily:{game}:{date}:{seed}") itself.
 //
-// Route: /?daily[&game=G][&date=YYYY-MM-DD] (the leaderboard shown).
+// Route: /?daily[&game=G][&date=YYYY-MM-DD][&limit=N] (the leaderboard shown,
+// and how many of its lines).
 
 import {
   createGuest, fetchDaily, fetchGames, fetchLeaderboard, fetchPlayerStats, loadIdentity, onIdentityChange, playDaily,
@@ -59,7 +60,7 @@ async function sha256Hex(text) {
 
 export class Daily {
   /** `onOpenRoom(roomId, game)` opens a daily room; `onNavigate(url)` changes the route quietly. */
-  constructor(root, { onOpenRoom, onNavigate, game = null, date = null }) {
+  constructor(root, { onOpenRoom, onNavigate, game = null, date = null, limit = null }) {
     this.root = root;
     this.onOpenRoom = onOpenRoom;
     this.onNavigate = onNavigate;
@@ -68,6 +69,7 @@ export class Daily {
     this.today = null;
     this.boardGame = game;
     this.boardDate = date;
+    this.limit = Number(limit) >= 1 && Number(limit) <= 500 ? Number(limit) : BOARD_LIMIT;
     this.board = null;
     this.boardInfo = null;
     this.boardError = null;
@@ -129,9 +131,10 @@ export class Daily {
     const game = this.boardGame;
     const date = this.boardDate;
     if (!game) return;
-    this.onNavigate?.(`/?daily&game=${encodeURIComponent(game)}${date ? `&date=${date}` : ''}`);
+    const limit = this.limit === BOARD_LIMIT ? '' : `&limit=${this.limit}`;
+    this.onNavigate?.(`/?daily&game=${encodeURIComponent(game)}${date ? `&date=${date}` : ''}${limit}`);
     try {
-      const [board, info] = await Promise.all([fetchLeaderboard(game, date, BOARD_LIMIT), fetchDaily(game, date)]);
+      const [board, info] = await Promise.all([fetchLeaderboard(game, date, this.limit), fetchDaily(game, date)]);
       if (this.destroyed || game !== this.boardGame || date !== this.boardDate) return;
       this.board = board;
       this.boardInfo = info;

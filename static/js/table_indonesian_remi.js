@@ -144,6 +144,22 @@ export class IndonesianRemiTable extends BasicRummyTable {
     super.update(view, version);
   }
 
+  header() {
+    const head = super.header();
+    const v = this.view;
+    const line = head.querySelector('.table-title p');
+    if (line) {
+      const deals = v.options?.deals;
+      const target = v.options?.target;
+      line.textContent = [
+        v.phase !== 'waiting' && v.deal ? `Deal ${v.deal}${deals ? ` of ${deals}` : ''}` : (deals ? plural(deals, 'deal') : 'Table'),
+        target ? `to ${target} points` : null,
+        v.room?.spectators ? `${v.room.spectators} watching` : null,
+      ].filter(Boolean).join(' · ');
+    }
+    return head;
+  }
+
   get hasSequence() {
     return !!this.seat(this.you)?.has_sequence;
   }
@@ -389,7 +405,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
         closed ? h('p', { class: 'result-points' }, 'Closing card ', h('span', { class: 'ir-closer' }, cardElement(r.closing_card)),
           h('span', { testid: 'close-bonus' }, ` +${r.bonus}`)) : null,
         h('div', { class: 'result-table-wrap' },
-          h('table', { class: 'result-hands ir-breakdown' },
+          h('table', { class: 'result-hands ir-breakdown fan-cards' },
             h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', null, 'Melds'),
               h('th', null, 'Minus'), h('th', { class: 'num' }, 'Deal'), h('th', { class: 'num' }, 'Total'))),
             h('tbody', null, seats.map((s) => this.breakdownRow(s, r)))))] : null,

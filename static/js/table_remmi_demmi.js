@@ -128,6 +128,22 @@ export function rdCardElement(id, {
   return el;
 }
 
+const ICONS = {
+  snail: '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" '
+    + 'stroke-linejoin="round"><path d="M2 19h14a5 5 0 0 0 5-5V9"/><circle cx="11" cy="12" r="5"/>'
+    + '<path d="M11 12a1.6 1.6 0 1 1 1.6 1.6"/><path d="M21 9l-1.5-4M21 9l1.5-4"/></svg>',
+  lightning: '<svg viewBox="0 0 24 24"><path d="M13.5 2 4 14h7l-1.5 8L19 10h-7z" fill="currentColor"/></svg>',
+};
+
+/** A small inline icon ("snail", "lightning"), drawn so that no emoji font is needed. */
+function icon(name) {
+  const el = document.createElement('span');
+  el.className = `icon icon-${name}`;
+  el.setAttribute('aria-hidden', 'true');
+  el.innerHTML = ICONS[name];
+  return el;
+}
+
 // --- rules the page checks for hints (the server decides) ----------------------------------
 
 export function isDemmi(cards) {
@@ -351,7 +367,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
             type: 'button', class: cls('btn', speed === v.speed ? 'btn-primary' : ''),
             testid: `btn-start-${speed}`, disabled: this.busy,
             onclick: () => this.act({ kind: 'start_timer', speed }),
-          }, speed === 'snail' ? '🐌 Snail' : '⚡ Lightning',
+          }, icon(speed), speed === 'snail' ? 'Snail' : 'Lightning',
           h('small', { class: 'rd-speed-len' }, formatClock(this.speedMs(speed)))))) : null,
         h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill', style: 'width:100%' })));
     }
@@ -360,7 +376,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
       dataset: { stage: 'trading', deadline: v.deadline ?? '' },
     },
     h('div', { class: 'rd-timer-row' },
-      h('span', { class: 'rd-timer-label' }, v.speed === 'lightning' ? '⚡ Trading' : '🐌 Trading'),
+      h('span', { class: 'rd-timer-label' }, icon(v.speed === 'lightning' ? 'lightning' : 'snail'),
+        v.speed === 'lightning' ? 'Trading · lightning' : 'Trading · snail'),
       h('span', { class: 'rd-timer-text', testid: 'rd-timer-text' }, '')),
     h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill' })));
   }
@@ -709,7 +726,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
       case 'timer_started':
         return ev.by === null || ev.by === undefined
           ? `The timer started by itself (${ev.speed}).`
-          : `${this.nameOf(ev.by)} started the timer: ${ev.speed === 'lightning' ? '⚡ lightning' : '🐌 snail'}.`;
+          : `${this.nameOf(ev.by)} started the timer: ${ev.speed}.`;
       case 'revealed':
         return 'The cards are face up: look!';
       case 'peeked':

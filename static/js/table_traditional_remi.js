@@ -68,9 +68,15 @@ export class TraditionalRemiTable extends BasicRummyTable {
 
   header() {
     const head = super.header();
-    if (this.stake) {
-      const line = head.querySelector('.table-title p');
-      line?.append(` · stake ${this.stake}`);
+    const v = this.view;
+    const line = head.querySelector('.table-title p');
+    if (line) {
+      const deals = v.options?.deals;
+      line.textContent = [
+        v.phase !== 'waiting' && v.deal ? `Deal ${v.deal}${deals ? ` of ${deals}` : ''}` : (deals ? plural(deals, 'deal') : 'Table'),
+        this.stake ? `stake ${this.stake}` : null,
+        v.room?.spectators ? `${v.room.spectators} watching` : null,
+      ].filter(Boolean).join(' · ');
     }
     return head;
   }
@@ -153,7 +159,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
           ? `${this.nameOf(r.winner)} laid every card down in a single turn: everyone else takes their hand's value plus ${HUNT_BONUS}.`
           : 'Everyone else takes the value of the cards left in their hand.'),
       h('div', { class: 'result-table-wrap' },
-        h('table', { class: 'result-hands' },
+        h('table', { class: 'result-hands fan-cards' },
           h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', null, 'Cards left'),
             h('th', { class: 'num' }, 'Value'), h('th', { class: 'num' }, 'Penalty'))),
           h('tbody', null, seats.map((s) => {

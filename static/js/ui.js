@@ -75,7 +75,9 @@ export class CardDrag {
     window.addEventListener('pointermove', this.onMove);
     window.addEventListener('pointerup', this.onUp);
     window.addEventListener('pointercancel', this.onCancel);
-    window.addEventListener('touchmove', this.onTouchMove, { passive: false });
+    // Not passive, so that a finger dragging a card does not scroll the page;
+    // on the table only, so that scrolling elsewhere stays smooth.
+    root.addEventListener('touchmove', this.onTouchMove, { passive: false });
   }
 
   destroy() {
@@ -86,7 +88,7 @@ export class CardDrag {
     window.removeEventListener('pointermove', this.onMove);
     window.removeEventListener('pointerup', this.onUp);
     window.removeEventListener('pointercancel', this.onCancel);
-    window.removeEventListener('touchmove', this.onTouchMove);
+    this.root.removeEventListener('touchmove', this.onTouchMove);
   }
 
   get active() {

@@ -97,7 +97,12 @@ def matches(draw: st.DrawFn) -> tuple[dict[str, Any], int, int]:
     if options["deals"] is None:
         options["target"] = draw(st.sampled_from([50, 150]))
     if draw(st.booleans()):
-        cards = draw(st.permutations(DECK))
+        if draw(st.booleans()):
+            cards = draw(st.permutations(DECK))
+        else:
+            # Runs dealt out whole, so that players can close at once.
+            shift = draw(st.integers(0, 51))
+            cards = DECK[shift:] + DECK[:shift]
         hands = [cards[i * 7:(i + 1) * 7] for i in range(players)]
         rest = cards[players * 7:]
         stock_size = draw(st.integers(0, 8))
@@ -345,13 +350,13 @@ def test_deals_from_the_same_seed_are_identical(seed: int, players: int) -> None
 
 @st.composite
 def hands(draw: st.DrawFn) -> list[str]:
-    """Up to nine cards, often crowded into few suits and ranks so that melds overlap."""
+    """Up to eight cards, often crowded into few suits and ranks so that melds overlap."""
     pool = DECK
     if draw(st.booleans()):
         suits = draw(st.sampled_from(["S", "SH", "HD"]))
         ranks = draw(st.sampled_from(["A2345678", "789TJQKA", "23456789TJQKA"]))
         pool = [c for c in DECK if c[1] in suits or c[0] in ranks[:3]]
-    return draw(st.lists(st.sampled_from(pool), max_size=9, unique=True))
+    return draw(st.lists(st.sampled_from(pool), max_size=8, unique=True))
 
 
 SETS_ALLOWED: list[SetsAllowed] = [True, False, "with_run"]

@@ -71,7 +71,7 @@ def matches(draw: st.DrawFn) -> tuple[dict[str, Any], int, int]:
     players = draw(st.integers(2, 4))
     seed = draw(st.integers(0, 2**63 - 1))
     options: dict[str, Any] = {
-        "deals": draw(st.sampled_from([1, 2, 3])),
+        "deals": draw(st.sampled_from([1, 1, 2, 3])),
         "stake": draw(st.sampled_from([0, 0, 100, 7])),
         "deal_pause_ms": draw(st.sampled_from([0, 1000])),
     }

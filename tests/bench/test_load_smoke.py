@@ -1,0 +1,57 @@
+"""bench.load still runs: a --quick run of the turn and idle shapes, end to end.
+
+Each run starts real servers (kartu, then the baseline) on loopback and
+drives them over WebSockets for a few seconds. Nothing here is about speed:
+only that the tool produces its JSON lines, that kartu handled actions, and
+that nothing failed on the way.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FIGURE_KEYS = {"kind", "shape", "figure", "label", "unit", "kartu", "baseline", "ratio"}
+SUMMARY_KEYS = {"connections", "rooms", "processes", "actions_per_s", "views_per_s",
+                "own_p50_ms", "own_p99_ms", "own_p999_ms", "others_p50_ms", "others_p99_ms",
+                "others_p999_ms", "cpu_us_per_action", "server_rss_mb", "errors",
+                "server_disconnects"}
+
+
+def run_load(shape: str, out: Path) -> list[dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.load", "--quick", "--shape", shape, "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=100,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+@pytest.mark.timeout(110)
+@pytest.mark.parametrize("shape", ["turn", "idle"])
+def test_a_quick_run_reports_every_figure(shape: str, tmp_path: Path) -> None:
+    lines = run_load(shape, tmp_path / "out.jsonl")
+    kinds = [line["kind"] for line in lines]
+    assert kinds[0] == "run" and kinds[-1] == "summary"
+    assert "target" in kinds
+    figures = [line for line in lines if line["kind"] == "figure"]
+    assert figures and all(set(f) >= FIGURE_KEYS for f in figures)
+    summary = lines[-1]
+    kartu, baseline = summary["kartu"], summary["baseline"]
+    assert set(kartu) >= SUMMARY_KEYS and set(baseline) >= SUMMARY_KEYS
+    assert kartu["connections"] == baseline["connections"] > 0
+    assert kartu["errors"] == 0, kartu["error_codes"]
+    assert kartu["server_disconnects"] == 0, kartu["close_codes"]
+    assert baseline["errors"] == 0 and baseline["server_disconnects"] == 0
+    if shape == "turn":
+        assert kartu["actions_per_s"] > 0 and kartu["samples_own"] > 0
+        assert kartu["samples_others"] > 0
+    else:
+        assert kartu["rss_kb_per_conn"] is not None and kartu["rss_kb_per_room"] is not None
