@@ -170,14 +170,13 @@ def closing_splits(cards: Sequence[str], sequence_on_table: bool) -> Iterator[li
 
 
 def can_close(hand: Sequence[str], sequence_on_table: bool) -> bool:
-    """Whether every card of ``hand`` but one can be laid down in melds (IR-14)."""
-    if len(hand) == 1:
-        return True  # discarding it closes
-    return any(
-        next(closing_splits([c for c in hand if c != card], sequence_on_table), None)
-        is not None
-        for card in hand
-    )
+    """Whether every card of ``hand`` but one can be laid down in melds (IR-14).
+
+    A one-card hand closes by discarding it. The best partition of the other
+    cards leaves nothing out exactly when they can all be laid down.
+    """
+    return any(not hand_partition([c for c in hand if c != card], sequence_on_table).rest
+               for card in hand)
 
 
 class IndonesianRemi(RummyGame):
