@@ -324,26 +324,60 @@ _SPY_OUTER = ("runpy", "click/", "uvicorn/main.py", "uvicorn/server.py", "uvicor
               "asyncio/runners.py", "uvicorn/__main__.py")
 
 
+# Leaves that are a thread waiting for work (py-spy --nonblocking cannot always tell).
+_WAITING = ("_connection_worker_thread (aiosqlite/",)
+# Where a sample's time goes: the first rule matching a frame, from the leaf up.
+_AREAS = (
+    ("persistence (snapshot + log to the database)",
+     ("aiosqlite", "sqlalchemy", "json/encoder", "to_snapshot", ".snapshot", "snapshots.py",
+      "store.py", "sqlite3", "asyncpg", "redis/")),
+    ("permessage-deflate", ("permessage_deflate",)),
+    ("WebSocket I/O (uvicorn, websockets, starlette)",
+     ("websockets/", "uvicorn/protocols", "starlette/", "_write_forever")),
+    ("rules, views, bots (engine)", ("engine/games", "engine/bots", "view_for", "engine/melds",
+                                     "engine/cards")),
+    ("frames and fan-out (app.frames, broker)", ("frames.py", "broker.py")),
+    ("gateway (parse, validate, route)", ("gateway.py", "pydantic", "messages.py")),
+    ("room actor and registry", ("engine/room.py", "app/rooms.py", "cluster.py")),
+)
+
+
+def _area(frames: list[str]) -> str:
+    for frame in reversed(frames):
+        for name, marks in _AREAS:
+            if any(mark in frame for mark in marks):
+                return name
+    return "event loop and other"
+
+
 def profile_summary(path: Path, top: int = 15) -> list[str]:
     """The top functions of a py-spy raw (collapsed) profile, by own and by total samples."""
     own: dict[str, int] = {}
     total: dict[str, int] = {}
+    areas: dict[str, int] = {}
     samples = 0
     for line in path.read_text().splitlines():
         stack, _, count_text = line.rpartition(" ")
         if not stack or not count_text.isdigit():
             continue
         count = int(count_text)
-        samples += count
         # "function (file:line)" -> "function (file)": one entry per function.
         frames = [re.sub(r":\d+\)$", ")", f) for f in stack.split(";")]
+        if frames[-1].startswith(_WAITING):
+            continue
+        samples += count
         own[frames[-1]] = own.get(frames[-1], 0) + count
+        area = _area(frames)
+        areas[area] = areas.get(area, 0) + count
         for frame in set(frames):
             if not any(outer in frame for outer in _SPY_OUTER):
                 total[frame] = total.get(frame, 0) + count
     if not samples:
         return []
-    out = [f"profile of the kartu process: {samples} samples ({path})", "  own time:"]
+    out = [f"profile of the kartu process: {samples} samples ({path})", "  by area:"]
+    out += [f"    {100 * n / samples:5.1f}%  {a}"
+            for a, n in sorted(areas.items(), key=lambda i: -i[1])]
+    out.append("  own time:")
     out += [f"    {100 * n / samples:5.1f}%  {f}"
             for f, n in sorted(own.items(), key=lambda i: -i[1])[:top]]
     out.append("  total time (with callees):")
