@@ -8,4 +8,4 @@ COPY alembic.ini ./
 COPY migrations ./migrations
 COPY static ./static
 EXPOSE 8000
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--ws-max-size", "65536"]
+CMD ["python", "-m", "app", "--host", "0.0.0.0", "--port", "8000"]

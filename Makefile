@@ -21,7 +21,7 @@ migrate: setup
 	$(BIN)/python -m app.migrate
 
 run: migrate
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --ws-max-size 65536
+	$(BIN)/python -m app --host $(HOST) --port $(PORT)
 
 test: setup
 	$(BIN)/pytest

@@ -470,6 +470,7 @@ LOAD_FIGURES = [
     ("mean_state_bytes", "state frame size", "B", 0),
     ("server_rss_mb", "server RSS (largest process)", "MB", 1),
     ("skipped_beats", "trader beats skipped", "", 0),
+    ("rooms_finished", "rooms whose match ended", "", 0),
     ("errors", "errors", "", 0),
     ("server_disconnects", "server-initiated disconnects", "", 0),
 ]

@@ -212,13 +212,14 @@ class Client:
         assert self.ws is not None
         ws = self.ws
         try:
-            while True:
+            while True:  # until the socket closes
                 frame = await ws.recv(decode=False)
-                self.gen.on_frame(self, frame, time.perf_counter())
+                try:
+                    self.gen.on_frame(self, frame, time.perf_counter())
+                except Exception as err:  # a frame this client cannot handle is an error
+                    self.gen.stats.errors[f"client:{type(err).__name__}"] += 1
         except ConnectionClosed:
             pass
-        except Exception as err:  # a broken frame must not go unseen
-            self.gen.stats.errors[f"client:{type(err).__name__}"] += 1
         finally:
             if not self.closing:
                 code = ws.close_code if ws.close_code is not None else 1006
@@ -509,15 +510,18 @@ class KartuDialect(Dialect):
         if self.game != "remmi_demmi":
             return
         # The dealer starts the timer at once, then everybody may trade.
+        timer_started = False
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             for client in room.players:
                 view = client.view()
-                if view and view.get("stage") == "dealt" and view.get("dealer") == view.get("you"):
+                if not timer_started and view and view.get("stage") == "dealt" \
+                        and view.get("dealer") == view.get("you"):
                     reply = await client.request({"type": "act", "room": room.room_id, "action": {
                         "kind": "start_timer", "speed": "snail"}})
                     if reply.get("type") != "ack":
                         raise RuntimeError(f"start_timer refused: {reply}")
+                    timer_started = True
             views = [c.view() for c in room.players]
             if all(v and v.get("stage") == "trading" for v in views):
                 return

@@ -1,6 +1,6 @@
 """Shared fixtures: a real uvicorn serving the app in a subprocess.
 
-``live_server`` starts ``uvicorn app.main:app`` on a free loopback port with
+``live_server`` starts ``python -m app`` (uvicorn) on a free loopback port with
 its own SQLite file, the in-process broker and scenario rooms enabled, and
 yields its base URL. ``server_factory`` starts more (e.g. with ``REDIS_URL``).
 """
@@ -56,8 +56,7 @@ def start_server(tmp: Path, env_extra: dict[str, str] | None = None) -> LiveServ
     env.update(env_extra or {})
     log = tmp / f"server-{port}.log"
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-         "--port", str(port), "--ws-max-size", "65536"],
+        [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"

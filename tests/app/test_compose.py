@@ -20,7 +20,7 @@ def test_compose_runs_app_redis_and_postgres_with_healthchecks_and_volumes() -> 
     assert services["app2"]["environment"] == services["app"]["environment"]
     assert services["app2"]["command"] == services["app"]["command"]
     app = services["app"]
-    assert "app.migrate" in app["command"] and "uvicorn app.main:app" in app["command"]
+    assert "app.migrate" in app["command"] and "python -m app " in app["command"]
     assert app["environment"]["REDIS_URL"].startswith("redis://redis")
     assert "@postgres:5432/" in app["environment"]["DATABASE_URL"]
     assert app["depends_on"]["postgres"]["condition"] == "service_healthy"

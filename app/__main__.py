@@ -1,0 +1,34 @@
+"""``python -m app``: serve kartu with the WebSocket settings it is tuned for.
+
+Plain ``uvicorn app.main:app`` works too; this entry point adds what kartu
+wants from uvicorn: a cap on incoming WebSocket messages, and no
+per-message compression (it costs CPU and memory per connection for frames
+that are small and sent on loopback or a LAN; measured in bench/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import uvicorn
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m app", description=__doc__)
+    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--log-level", default="info")
+    args = parser.parse_args()
+    uvicorn.run(
+        "app.main:app",
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        ws_max_size=65_536,
+        ws_per_message_deflate=False,
+    )
+
+
+if __name__ == "__main__":
+    main()
