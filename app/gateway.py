@@ -32,7 +32,7 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
 from app import frames
-from app.broker import Broker, Subscription
+from app.feeds import Feeds
 from app.messages import (
     ActMessage,
     AddBotMessage,
@@ -61,7 +61,8 @@ class Membership:
     """This connection's place in one room: its seat (None: watching) and feed."""
 
     seat: int | None
-    subscription: Subscription | None = None
+    channel: str
+    feed: int | None = None  # handle of this connection's attachment to the channel's feed
     floor: int = -1  # frames at or below this version are older than the snapshot sent
 
 
@@ -69,13 +70,13 @@ class Connection:
     _serial = 0  # numbers this process's connections
 
     def __init__(self, websocket: WebSocket, player: PlayerRecord | None, settings: Settings,
-                 registry: RoomRegistry, broker: Broker) -> None:
+                 registry: RoomRegistry, feeds: Feeds) -> None:
         self.ws = websocket
         self.player = player
         self.settings = settings
         self.registry = registry
-        self.broker = broker
-        self.outgoing: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue_size)
+        self.feeds = feeds
+        self.outgoing: asyncio.Queue[str | None] = asyncio.Queue(settings.send_queue_size)
         self.memberships: dict[str, Membership] = {}
         self._flood_level = 0.0
         self._flood_at = time.monotonic()
@@ -91,11 +92,11 @@ class Connection:
 
     # --- sending -------------------------------------------------------------
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes | str) -> None:
         if self._closing:
             return
         try:
-            self.outgoing.put_nowait(frame)
+            self.outgoing.put_nowait(frame if isinstance(frame, str) else frame.decode())
         except asyncio.QueueFull:
             self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up", drain=False)
 
@@ -105,7 +106,7 @@ class Connection:
             if frame is None:  # a close was asked for after the frames before it
                 await self._close()
                 return
-            await self.ws.send_text(frame.decode())
+            await self.ws.send_text(frame)
 
     def close_soon(self, code: int, reason: str, *, drain: bool = True) -> None:
         """Closes the socket; with ``drain``, after the frames already queued (errors)."""
@@ -235,15 +236,14 @@ class Connection:
                                                self._command_id()))
         channel = (frames.watch_channel(msg.room) if seat is None
                    else frames.seat_channel(msg.room, seat))
-        membership = Membership(seat)
+        membership = Membership(seat, channel)
 
-        def deliver(message: bytes) -> None:
-            version, frame = frames.open_envelope(message)
+        def deliver(version: int, frame: str) -> None:
             if version > membership.floor:
                 self.send(frame)
 
         try:
-            membership.subscription = await self.broker.subscribe(channel, deliver)
+            membership.feed = await self.feeds.attach(channel, deliver)
         except (TimeoutError, ConnectionError, OSError) as err:
             # Without a feed the join is useless: undo it and say so.
             await self._call(msg.room, Leave(self.player_id, seat, True, self.conn_id,
@@ -264,8 +264,8 @@ class Connection:
             if not disconnect:
                 raise RoomError("illegal_action", "you are not in that room")
             return
-        if membership.subscription is not None:
-            await self.broker.unsubscribe(membership.subscription)
+        if membership.feed is not None:
+            await self.feeds.detach(membership.channel, membership.feed)
         with contextlib.suppress(RoomError):
             await self._call(room_id, Leave(self.player_id, membership.seat, disconnect,
                                             self.conn_id, self._command_id()))
@@ -277,12 +277,12 @@ class Connection:
 
 
 async def serve_socket(websocket: WebSocket, player: PlayerRecord | None, token_given: bool,
-                       settings: Settings, registry: RoomRegistry, broker: Broker) -> None:
+                       settings: Settings, registry: RoomRegistry, feeds: Feeds) -> None:
     await websocket.accept()
     if token_given and player is None:
         await websocket.close(code=CLOSE_BAD_TOKEN, reason="unknown token")
         return
-    connection = Connection(websocket, player, settings, registry, broker)
+    connection = Connection(websocket, player, settings, registry, feeds)
     await connection.serve()
     if websocket.client_state == WebSocketState.CONNECTED:
         with contextlib.suppress(Exception):

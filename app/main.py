@@ -20,6 +20,7 @@ from app import daily, logs
 from app.api import authenticate, router
 from app.broker import make_broker
 from app.cluster import Cluster
+from app.feeds import Feeds
 from app.gateway import serve_socket
 from app.rooms import RoomRegistry
 from app.settings import Settings
@@ -52,6 +53,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await registry.start()
         app.state.settings, app.state.store = settings, store
         app.state.broker, app.state.registry = broker, registry
+        app.state.feeds = Feeds(broker)
         try:
             yield
         finally:
@@ -83,7 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         token = websocket.query_params.get("token")
         player = await authenticate(state.store, token)
         await serve_socket(websocket, player, bool(token), settings, state.registry,
-                           state.broker)
+                           state.feeds)
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

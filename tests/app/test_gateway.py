@@ -7,6 +7,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from app.broker import MemoryBroker
+from app.feeds import Feeds
 from app.gateway import CLOSE_TOO_SLOW, Connection
 from app.settings import Settings
 
@@ -30,7 +31,8 @@ class StuckSocket:
 async def test_a_client_that_cannot_keep_up_is_dropped_not_buffered() -> None:
     socket = StuckSocket()
     settings = Settings(send_queue_size=8)
-    connection = Connection(socket, None, settings, registry=FakeRegistry, broker=MemoryBroker())  # type: ignore[arg-type]
+    connection = Connection(socket, None, settings,  # type: ignore[arg-type]
+                            registry=FakeRegistry, feeds=Feeds(MemoryBroker()))
     writer = asyncio.get_running_loop().create_task(connection._write_forever())
     for i in range(100):
         connection.send(b'{"type":"event","n":%d}' % i)
@@ -53,11 +55,25 @@ async def test_frames_queued_before_a_close_are_sent_first() -> None:
             Socket.closed = (code, reason, len(sent))
 
     connection = Connection(Socket(), None, Settings(),  # type: ignore[arg-type]
-                            registry=FakeRegistry, broker=MemoryBroker())
+                            registry=FakeRegistry, feeds=Feeds(MemoryBroker()))
     writer = asyncio.get_running_loop().create_task(connection._write_forever())
     connection.send(b'{"type":"error","code":"rate_limited"}')
     connection.close_soon(1008, "flooding")
     connection.send(b'{"type":"late"}')
     await asyncio.wait_for(writer, 1)
-    assert sent == ['{"type":"error","code":"rate_limited"}']
+    assert sent == ['{"type":"error","code":"rate_limited"}']  # the late frame was dropped
     assert Socket.closed == (1008, "flooding", 1)
+
+
+async def test_a_channel_is_subscribed_once_however_many_connections_watch_it() -> None:
+    broker = MemoryBroker()
+    feeds = Feeds(broker)
+    got: list[tuple[str, int, str]] = []
+    handles = [await feeds.attach("room:r:watch", lambda v, f, n=n: got.append((n, v, f)))
+               for n in ("a", "b", "c")]
+    assert len(broker._channels["room:r:watch"]) == 1  # one broker subscription
+    broker.publish("room:r:watch", b'7\n{"type":"state"}')
+    assert got == [(n, 7, '{"type":"state"}') for n in ("a", "b", "c")]
+    for handle in handles:
+        await feeds.detach("room:r:watch", handle)
+    assert feeds.channels() == 0 and not broker._channels.get("room:r:watch")

@@ -1,0 +1,79 @@
+"""Feeds: one broker subscription per room channel per process, shared.
+
+Every connection watching a room in this process listens to its audience's
+channel. Rather than each connection subscribing on its own (and each
+decoding every frame), a :class:`Feed` subscribes once per channel, opens
+each envelope once (version and text) and hands the same text to every
+connection attached to it. A room with many spectators costs one decode per
+frame, not one per spectator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Callable
+
+from app.broker import Broker, Subscription
+from app.frames import open_envelope
+
+log = logging.getLogger("kartu.feeds")
+
+Sink = Callable[[int, str], None]  # (version, frame text); must not block
+
+
+class Feed:
+    def __init__(self) -> None:
+        self.sinks: dict[int, Sink] = {}
+        self.subscription: Subscription | None = None
+        self.ready = asyncio.Event()
+
+    def deliver(self, message: bytes) -> None:
+        version, frame = open_envelope(message)
+        text = frame.decode()
+        for sink in tuple(self.sinks.values()):
+            try:
+                sink(version, text)
+            except Exception:
+                log.exception("a feed sink failed")
+
+
+class Feeds:
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self._feeds: dict[str, Feed] = {}
+        self._ids = itertools.count(1)
+
+    async def attach(self, channel: str, sink: Sink) -> int:
+        """Starts sending the channel's frames to ``sink``; returns a handle for detach."""
+        handle = next(self._ids)
+        feed = self._feeds.get(channel)
+        if feed is None:
+            feed = self._feeds[channel] = Feed()
+            feed.sinks[handle] = sink
+            try:
+                feed.subscription = await self.broker.subscribe(channel, feed.deliver)
+            except BaseException:
+                del self._feeds[channel]
+                raise
+            finally:
+                feed.ready.set()
+            return handle
+        feed.sinks[handle] = sink
+        await feed.ready.wait()  # someone else is subscribing it right now
+        if feed.subscription is None:  # ... and failed: try on our own
+            feed.sinks.pop(handle, None)
+            return await self.attach(channel, sink)
+        return handle
+
+    async def detach(self, channel: str, handle: int) -> None:
+        feed = self._feeds.get(channel)
+        if feed is None or feed.sinks.pop(handle, None) is None:
+            return
+        if not feed.sinks and feed.subscription is not None:
+            del self._feeds[channel]
+            await self.broker.unsubscribe(feed.subscription)
+
+    def channels(self) -> int:
+        return len(self._feeds)
