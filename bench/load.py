@@ -44,6 +44,7 @@ import re
 import resource
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -91,6 +92,9 @@ class Server:
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
+    def waited_s(self) -> float:
+        return run_queue_wait_s(self.pid)
+
     def rss_kb(self) -> int:
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -105,6 +109,15 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+
+
+def run_queue_wait_s(pid: int) -> float:
+    """Seconds the process's threads were ready to run but waited for a CPU (schedstat)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            total += int((task / "schedstat").read_text().split()[1])
+    return total / 1e9
 
 
 def pinned(core: int | None, argv: list[str]) -> list[str]:
@@ -243,6 +256,8 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
     await asyncio.sleep(plan.warmup)
     spy = start_profiler(plan, servers[0]) if kind == "kartu" else None
     cpu0 = sum(s.cpu_s() for s in servers)
+    wait0 = [s.waited_s() for s in servers]
+    own_wait0 = run_queue_wait_s(os.getpid())
     own0, t0 = time.process_time(), time.perf_counter()
     gen.begin_window()
     await asyncio.sleep(plan.duration)
@@ -250,6 +265,8 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
     elapsed = time.perf_counter() - t0
     cpu = sum(s.cpu_s() for s in servers) - cpu0
     own_cpu = time.process_time() - own0
+    waited = max(s.waited_s() - w for s, w in zip(servers, wait0, strict=True))
+    own_waited = run_queue_wait_s(os.getpid()) - own_wait0
     rss["end"] = [s.rss_kb() for s in servers]
     await gen.stop()
     await gen.close(30 + gen.connections / 200)
@@ -279,8 +296,13 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
         "samples_own": len(st.own_ms),
         "samples_others": len(st.others_ms),
         "cpu_us_per_action": cpu / st.actions * 1e6 if st.actions else None,
+        # What one core would handle if CPU were the only limit: robust on a busy machine.
+        "actions_per_core_s": st.actions / cpu if st.actions and cpu > 0 else None,
         "server_cpu_pct": 100 * cpu / elapsed / len(servers),
         "generator_cpu_pct": 100 * own_cpu / elapsed,
+        # Ready to run but another process had the core: how shared the machine was.
+        "server_wait_pct": 100 * waited / elapsed,
+        "generator_wait_pct": 100 * own_waited / elapsed,
         "server_rss_mb": max(rss["end"]) / 1024,
         "sent": st.sent,
         "refused": st.refused,
@@ -465,8 +487,11 @@ LOAD_FIGURES = [
     ("others_p999_ms", "action->others' view p99.9", "ms", 2),
     ("ack_p50_ms", "action->ack p50", "ms", 2),
     ("cpu_us_per_action", "server CPU per action", "us", 0),
+    ("actions_per_core_s", "actions/s per core (1 / CPU per action)", "/s", 0),
     ("server_cpu_pct", "server CPU (per process)", "%", 0),
     ("generator_cpu_pct", "generator CPU", "%", 0),
+    ("server_wait_pct", "server waiting for its core", "%", 0),
+    ("generator_wait_pct", "generator waiting for its core", "%", 0),
     ("mean_state_bytes", "state frame size", "B", 0),
     ("server_rss_mb", "server RSS (largest process)", "MB", 1),
     ("skipped_beats", "trader beats skipped", "", 0),
@@ -707,7 +732,12 @@ def raise_fd_limit(needed: int) -> None:
               file=sys.stderr)
 
 
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")  # so that the servers are stopped on the way out
+
+
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _interrupted)
     args = parse_args(argv)
     plan = make_plan(args)
     # Servers' sockets and ours: both ends of every connection on this machine.
@@ -778,4 +808,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted: servers stopped", file=sys.stderr)
+        sys.exit(130)

@@ -729,11 +729,14 @@ class LoadGenerator:
         """Rooms start acting (not in the idle shape)."""
         if self.shape == "idle":
             return
+        now = time.perf_counter()
         for room in self.rooms:
             room.active = True
             if self.shape == "realtime":
                 room.start_beats()
             else:
+                # Each room starts at its own moment, so that they do not act in step.
+                room.next_at = now + self.rng.uniform(0, self.interval_s)
                 room.kick()
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 

@@ -36,25 +36,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations
-from typing import Any
 
-from engine.cards import RANKS, SUITS, pip_value, rank_index, rank_of, sort_key, suit_of
+from engine.bots.rummy_common import (
+    TableMeld,
+    is_near_meld,
+    on_turn,
+    rank_discards,
+    table_melds,
+)
+from engine.cards import pip_value, sort_key
 from engine.game import Action, View
-from engine.melds import arrange, extended, is_run, is_set
+from engine.melds import BASIC, all_melds, arrange, extended, is_set
 
 Hand = frozenset[str]
-# A table meld as the bot tracks it: (meld id, kind, cards in table order).
-# A meld the plan lays down this turn has no id yet (None).
-TableMeld = tuple[Any, str, tuple[str, ...]]
 
 
 def choose(view: View) -> Action | None:
     """The next action for the viewer's seat, or None when it is not this seat's turn."""
-    if view.get("phase") != "playing" or view.get("turn") != view.get("you"):
+    if not on_turn(view):
         return None
     hand: list[str] = list(view["hand"])
-    table: list[TableMeld] = [(m["id"], m["kind"], tuple(m["cards"])) for m in view["melds"]]
+    table = table_melds(view)
     discard: list[str] = list(view["discard"])
     if view.get("step") == "draw":
         return _draw(hand, table, discard)
@@ -67,30 +69,13 @@ def choose(view: View) -> Action | None:
 
 
 def melds_in(cards: Iterable[str]) -> list[Hand]:
-    """Every run and set that can be formed from ``cards`` (overlapping ones included)."""
-    by_rank: dict[str, list[str]] = {}
-    by_suit: dict[str, list[str]] = {}
-    for card in sorted(cards, key=sort_key):
-        by_rank.setdefault(rank_of(card), []).append(card)
-        by_suit.setdefault(suit_of(card), []).append(card)
-    found: list[Hand] = []
-    for group in by_rank.values():
-        for size in range(3, len(group) + 1):
-            found.extend(frozenset(c) for c in combinations(group, size) if is_set(c))
-    for group in by_suit.values():
-        # Split the suit into stretches of consecutive ranks; every 3+ slice is a run.
-        stretches: list[list[str]] = []
-        for card in group:
-            if stretches and rank_index(card) == rank_index(stretches[-1][-1]) + 1:
-                stretches[-1].append(card)
-            else:
-                stretches.append([card])
-        for stretch in stretches:
-            for start in range(len(stretch) - 2):
-                for end in range(start + 3, len(stretch) + 1):
-                    if is_run(stretch[start:end]):
-                        found.append(frozenset(stretch[start:end]))
-    return found
+    """Every run and set that can be formed from ``cards`` (overlapping ones included).
+
+    Sets come first, then runs, each in :func:`engine.melds.all_melds` order.
+    """
+    found = all_melds(cards, BASIC)
+    return [frozenset(m.cards) for m in found if m.kind == "set"] + [
+        frozenset(m.cards) for m in found if m.kind == "run"]
 
 
 class _Splitter:
@@ -265,42 +250,19 @@ def _score(cards: Hand, plan: _Plan, must: str | None, splitter: _Splitter
 
 def _discard(splitter: _Splitter, left: Hand, must: str | None, seen: set[str],
              stock_empty: bool) -> str:
-    base = splitter.deadwood(left)
     dead = splitter.deadwood_cards(left)
 
-    def key(card: str) -> tuple[int, bool, int, tuple[int, int, int]]:
-        # How much deadwood discarding ``card`` adds by breaking a meld (0 for deadwood).
-        breakage = splitter.deadwood(left - {card}) - (base - pip_value(card))
-        return breakage, _is_near_meld(card, dead, left, seen), -pip_value(card), sort_key(card)
+    def live(rank: str, suit: str) -> bool:
+        # One deck: a card is gone once seen anywhere or held.
+        return rank + suit not in seen and rank + suit not in left
 
-    ranked = sorted((c for c in left if c != must), key=key)
+    ranked = rank_discards(
+        (c for c in left if c != must), splitter.deadwood(left),
+        lambda card: splitter.deadwood(left - {card}), pip_value,
+        lambda card: is_near_meld(card, dead, BASIC.sequences, live))
     if stock_empty and len(ranked) > 1:
         # The pile is about to become the stock again in the same order (BR-17),
         # so the same play would bring the same cards round again, possibly for
         # ever; changing the hand's make-up once a round breaks such a cycle.
         return ranked[1]
     return ranked[0]
-
-
-def _is_near_meld(card: str, dead: Hand, hand: Hand, seen: set[str]) -> bool:
-    """Whether ``card`` and another deadwood card still wait for a live third card."""
-    def live(rank: int, suit: str) -> bool:
-        if not 1 <= rank <= len(RANKS):
-            return False
-        wanted = RANKS[rank - 1] + suit
-        return wanted not in seen and wanted not in hand
-
-    rank, suit = rank_index(card), suit_of(card)
-    for other in dead:
-        if other == card:
-            continue
-        if rank_of(other) == rank_of(card):
-            if any(live(rank, s) for s in SUITS if s not in (suit, suit_of(other))):
-                return True
-        elif suit_of(other) == suit:
-            low, high = sorted((rank, rank_index(other)))
-            if high - low == 1 and (live(low - 1, suit) or live(high + 1, suit)):
-                return True
-            if high - low == 2 and live(low + 1, suit):
-                return True
-    return False

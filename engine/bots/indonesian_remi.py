@@ -42,10 +42,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from engine.bots.rummy_common import completions, costliest_first, on_turn
 from engine.cards import rank_index, rank_of, sort_key, standard_deck, suit_of
 from engine.game import Action, View
-from engine.games.indonesian_remi import CLOSE_BONUS, MELDS, TAKE_DEPTH, card_value
-from engine.melds import HandMeld, Partition, all_melds, best_partition
+from engine.games.indonesian_remi import (
+    CLOSE_BONUS,
+    MELDS,
+    card_value,
+    hand_partition,
+    legal_takes,
+)
+from engine.melds import HandMeld, Partition
 
 DECK = tuple(standard_deck())
 # How much the chance of a loose card joining a meld is worth, as a share of
@@ -57,7 +64,7 @@ TYPICAL_BONUS = CLOSE_BONUS * 5
 
 def choose(view: View) -> Action | None:
     """The next action for the viewer's seat, or None when it is not this seat's turn."""
-    if view.get("phase") != "playing" or view.get("turn") != view.get("you"):
+    if not on_turn(view):
         return None
     bot = _Position(view)
     if view.get("step") == "draw":
@@ -87,8 +94,7 @@ class _Position:
         key = frozenset(cards)
         known = self._memo.get(key)
         if known is None:
-            known = best_partition(key, MELDS, card_value,
-                                   sets_allowed=True if self.sequence else "with_run")
+            known = hand_partition(list(key), self.sequence)
             self._memo[key] = known
         return known
 
@@ -148,7 +154,7 @@ class _Position:
 
     def closing(self, hand: list[str]) -> tuple[str, tuple[HandMeld, ...]] | None:
         """The best close of ``hand``: the costliest card whose loss leaves only melds."""
-        for card in sorted(set(hand), key=lambda c: (-card_value(c), sort_key(c))):
+        for card in costliest_first(set(hand), card_value):
             part = self.partition([c for c in hand if c != card])
             if not part.rest:
                 return card, part.melds
@@ -178,18 +184,12 @@ class _Position:
     def takes(self) -> list[tuple[Action, int, list[str]]]:
         """Every legal take: the action, the meld's points and the hand it leaves."""
         found = []
-        for index in range(max(0, len(self.pile) - TAKE_DEPTH), len(self.pile)):
+        for index, meld in legal_takes(self.hand, self.pile, self.sequence):
             card = self.pile[index]
-            above = self.pile[index + 1:]
-            for meld in all_melds([*self.hand, card], MELDS, sets=self.sequence):
-                if card not in meld.cards:
-                    continue
-                used = [c for c in meld.cards if c != card]
-                rest = [c for c in self.hand if c not in used] + above
-                if not rest:
-                    continue  # IR-12: a card must be left to discard
-                points = sum(card_value(c) for c in meld.cards)
-                found.append(({"kind": "take", "card": card, "with": used}, points, rest))
+            used = [c for c in meld.cards if c != card]
+            rest = [c for c in self.hand if c not in used] + self.pile[index + 1:]
+            points = sum(card_value(c) for c in meld.cards)
+            found.append(({"kind": "take", "card": card, "with": used}, points, rest))
         return found
 
     # -- the play step --
@@ -233,45 +233,13 @@ class _Position:
 # --- card relations ---------------------------------------------------------------------
 
 
-def _sequence_position(card: str) -> tuple[int, int] | None:
-    """(which sequence order, position in it) for a card that can be in a sequence."""
-    for number, order in enumerate(MELDS.sequences):
-        position = order.find(rank_of(card))
-        if position >= 0:
-            return number, position
-    return None  # an ace
-
-
-def _card_at(order: int, position: int, suit: str) -> str | None:
-    ranks = MELDS.sequences[order]
-    return ranks[position] + suit if 0 <= position < len(ranks) else None
-
-
 def _outs(card: str, loose: Sequence[str], unseen: Sequence[str], sets_count: bool) -> int:
     """How many unseen cards would make a meld of ``card`` with another loose card."""
     wanted: set[str] = set()
-    mine = _sequence_position(card)
     for other in loose:
-        if other == card:
+        if other == card or (rank_of(other) == rank_of(card) and not sets_count):
             continue
-        if rank_of(other) == rank_of(card):
-            if sets_count:
-                wanted.update(c for c in unseen if rank_of(c) == rank_of(card))
-            continue
-        theirs = _sequence_position(other)
-        if suit_of(other) != suit_of(card) or mine is None or theirs is None:
-            continue
-        if mine[0] != theirs[0]:
-            continue  # 10 does not touch J (IR-6)
-        low, high = sorted((mine[1], theirs[1]))
-        suit = suit_of(card)
-        if high - low == 1:
-            candidates = (_card_at(mine[0], low - 1, suit), _card_at(mine[0], high + 1, suit))
-        elif high - low == 2:
-            candidates = (_card_at(mine[0], low + 1, suit), None)
-        else:
-            continue
-        wanted.update(c for c in candidates if c is not None)
+        wanted.update(rank + suit for rank, suit in completions(card, other, MELDS.sequences))
     unseen_set = set(unseen)
     return sum(1 for c in wanted if c in unseen_set)
 

@@ -55,6 +55,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from engine.bots.rummy_common import (
+    TableMeld,
+    completions,
+    copies_left,
+    costliest_first,
+    is_near_meld,
+    on_turn,
+    rank_discards,
+    table_melds,
+)
 from engine.cards import RANKS, SUITS, rank_of, sort_key, suit_of
 from engine.game import Action, View
 from engine.games.rummy import possible_melds
@@ -65,16 +75,14 @@ DANGER_CARDS = 3  # an opponent with this many cards or fewer may go out any tur
 OUTS_HAND = 5  # hands (after the draw) this small choose their discard by counting outs
 
 Hand = frozenset[str]
-# A table meld as the bot sees it: (meld id, kind, cards in table order).
-TableMeld = tuple[str, str, tuple[str, ...]]
 
 
 def choose(view: View) -> Action | None:
     """The next action for the viewer's seat, or None when it is not this seat's turn."""
-    if view.get("phase") != "playing" or view.get("turn") != view.get("you"):
+    if not on_turn(view):
         return None
     hand: list[str] = list(view["hand"])
-    table: list[TableMeld] = [(m["id"], m["kind"], tuple(m["cards"])) for m in view["melds"]]
+    table = table_melds(view)
     discard: list[str] = list(view["discard"])
     planner = _Planner(hand, table)
     if view.get("step") == "draw":
@@ -213,18 +221,16 @@ def _play(planner: _Planner, hand: Hand, table: list[TableMeld], seen: list[str]
     whole = planner.best(hand)
     # What each possible discard leaves: the best plan of the rest of the hand.
     after = {card: planner.best(hand - {card}) for card in hand}
-    out = [card for card in sorted(hand, key=lambda c: (-value(c), sort_key(c)))
-           if not after[card].left]
+    out = [card for card in costliest_first(hand, value) if not after[card].left]
     if out:
         return _first_step(after[out[0]], out[0])  # goes out (TR-10)
     dead = whole.left
 
-    def key(card: str) -> tuple[int, bool, int, tuple[int, int, int]]:
-        # How much deadwood discarding ``card`` adds by breaking a placement (0 for deadwood).
-        breakage = after[card].deadwood - (whole.deadwood - value(card))
-        return breakage, _is_near_meld(card, dead, hand, seen), -value(card), sort_key(card)
+    def live(rank: str, suit: str) -> bool:
+        return copies_left(rank, suit, (*hand, *seen), RULES.decks) > 0
 
-    ranked = sorted(hand, key=key)
+    ranked = rank_discards(hand, whole.deadwood, lambda card: after[card].deadwood, value,
+                           lambda card: is_near_meld(card, dead, MELDS.sequences, live))
     if len(hand) == HAND_SIZE + 1 and not danger:
         # Nothing laid down yet this deal: hold everything back for the hunt.
         return {"kind": "discard", "card": ranked[0]}
@@ -260,11 +266,7 @@ def _outs(cards: Hand, table: list[TableMeld], seen: list[str]) -> int:
                   else [rank_of(sample) + s for s in SUITS])
         wanted.update((p[0], p[1]) for p in probes if _fits(on_table, kind, p + "1"))
     for first, second in combinations(sorted(cards, key=sort_key), 2):
-        if rank_of(first) == rank_of(second) and suit_of(first) != suit_of(second):
-            wanted.update((rank_of(first), s) for s in SUITS
-                          if s not in (suit_of(first), suit_of(second)))
-        elif suit_of(first) == suit_of(second):
-            wanted.update((r, suit_of(first)) for r in _run_gaps(rank_of(first), rank_of(second)))
+        wanted.update(completions(first, second, MELDS.sequences))
     gone = Counter(c[:2] for c in (*cards, *seen))
     draws: dict[str, int] = {}  # one id per card that may come, and its copies left
     for rank, suit in sorted(wanted):
@@ -314,43 +316,3 @@ def _first_step(plan: Plan, discard: str) -> Action:
     if first.meld is None:
         return {"kind": "meld", "cards": list(first.cards)}
     return {"kind": "lay_off", "card": first.cards[0], "meld": first.meld}
-
-
-# --- the discard ----------------------------------------------------------------------
-
-
-def _copies_left(rank: str, suit: str, hand: Hand, seen: list[str]) -> int:
-    """How many of the two copies of rank+suit may still come into the hand."""
-    gone = sum(1 for c in (*hand, *seen) if c[0] == rank and c[1] == suit)
-    return max(0, RULES.decks - gone)
-
-
-def _is_near_meld(card: str, dead: Hand, hand: Hand, seen: list[str]) -> bool:
-    """Whether ``card`` and another deadwood card still wait for a live third card."""
-    rank, suit = rank_of(card), suit_of(card)
-    for other in dead:
-        if other == card:
-            continue
-        if rank_of(other) == rank:
-            if suit_of(other) == suit:
-                continue  # two copies of one card make no set (TR-5)
-            if any(_copies_left(rank, s, hand, seen) for s in SUITS
-                   if s not in (suit, suit_of(other))):
-                return True
-        elif suit_of(other) == suit:
-            for missing in _run_gaps(rank, rank_of(other)):
-                if _copies_left(missing, suit, hand, seen):
-                    return True
-    return False
-
-
-def _run_gaps(first: str, second: str) -> list[str]:
-    """The ranks that would make a three-card run with these two ranks (either ace order)."""
-    wanted: list[str] = []
-    for seq in MELDS.sequences:
-        a, b = sorted((seq.index(first), seq.index(second)))
-        if b - a == 1:
-            wanted += [seq[i] for i in (a - 1, b + 1) if 0 <= i < len(seq)]
-        elif b - a == 2:
-            wanted.append(seq[a + 1])
-    return list(dict.fromkeys(wanted))

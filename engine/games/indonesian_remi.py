@@ -140,6 +140,22 @@ def hand_partition(hand: Sequence[str], sequence_on_table: bool) -> Partition:
                           sets_allowed=True if sequence_on_table else "with_run")
 
 
+def legal_takes(hand: Sequence[str], pile: Sequence[str], sequence_on_table: bool
+                ) -> Iterator[tuple[int, HandMeld]]:
+    """Every legal take (IR-10, IR-11, IR-12): the pile index taken and the meld it makes.
+
+    One of the top ``TAKE_DEPTH`` cards of ``pile`` with hand cards; sets only
+    with a sequence on the table; and a card must be left to discard, counting
+    the cards above the taken one, which come into the hand.
+    """
+    for index in range(max(0, len(pile) - TAKE_DEPTH), len(pile)):
+        card = pile[index]
+        above = len(pile) - 1 - index
+        for meld in all_melds([*hand, card], MELDS, sets=sequence_on_table):
+            if card in meld.cards and len(hand) - (len(meld.cards) - 1) + above > 0:
+                yield index, meld
+
+
 def closing_splits(cards: Sequence[str], sequence_on_table: bool) -> Iterator[list[HandMeld]]:
     """Every way to lay all of ``cards`` down as melds (IR-14), sequences first.
 
@@ -361,18 +377,11 @@ class IndonesianRemi(RummyGame):
 
     def take_actions(self, state: RummyState, seat: int) -> list[Action]:
         """Every legal take of ``seat`` (IR-10, IR-11, IR-12)."""
-        hand = state.hands[seat]
-        sets = has_sequence(state, seat)
-        actions: list[Action] = []
         pile = state.discard
-        for index in range(max(0, len(pile) - TAKE_DEPTH), len(pile)):
-            card = pile[index]
-            above = len(pile) - 1 - index
-            for meld in all_melds([*hand, card], MELDS, sets=sets):
-                if card in meld.cards and len(hand) - (len(meld.cards) - 1) + above > 0:
-                    actions.append({"kind": "take", "card": card,
-                                    "with": [c for c in meld.cards if c != card]})
-        return actions
+        return [{"kind": "take", "card": pile[index],
+                 "with": [c for c in meld.cards if c != pile[index]]}
+                for index, meld in legal_takes(state.hands[seat], pile,
+                                               has_sequence(state, seat))]
 
     def play_actions(self, state: RummyState, seat: int) -> list[Action]:
         actions = super().play_actions(state, seat)

@@ -14,7 +14,7 @@
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { h } from './dom.js';
-import { bySeat, cls, plural, signed } from './ui.js';
+import { bySeat, cls, plural, renderTable, signed } from './ui.js';
 
 const TAKE_DEPTH = 3;
 const SEQUENCES = ['23456789T', 'JQK'];
@@ -227,16 +227,22 @@ export class IndonesianRemiTable extends BasicRummyTable {
 
   // --- rendering -----------------------------------------------------------------------
 
-  render() {
-    super.render();
-    if (!this.view || !this.closing) return;
+  layout() {
+    const tree = super.layout();
+    if (!this.closing) return tree;
     const options = this.closers();
-    for (const el of this.root.querySelectorAll('[data-testid="hand"] .card[data-card]')) {
+    for (const el of tree.querySelectorAll('[data-testid="hand"] .card[data-card]')) {
       const ok = options.has(el.dataset.card);
       el.classList.toggle('is-closer', ok);
       el.classList.toggle('is-dimmed', !ok);
       if (ok) el.setAttribute('aria-label', `${el.getAttribute('aria-label')}: close with this card`);
     }
+    return tree;
+  }
+
+  render() {
+    const title = `${this.myTurn ? '● Your turn · ' : ''}${this.gameTitle()} · Kartu`;
+    if (!renderTable(this, { title })) super.render();
   }
 
   centre() {
@@ -407,7 +413,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
         h('div', { class: 'result-table-wrap' },
           h('table', { class: 'result-hands ir-breakdown fan-cards' },
             h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', null, 'Melds'),
-              h('th', null, 'Minus'), h('th', { class: 'num' }, 'Deal'), h('th', { class: 'num' }, 'Total'))),
+              h('th', null, 'Minus'), h('th', { class: 'num' }, 'Deal'), h('th', { class: 'num col-total' }, 'Total'))),
             h('tbody', null, seats.map((s) => this.breakdownRow(s, r)))))] : null,
       over
         ? h('div', { class: 'game-over', testid: 'game-over' },
@@ -437,7 +443,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
         h('td', null, ''),
         h('td', null, h('span', { class: 'result-cards' }, sortCards(cards, 'suit').map((c) => cardElement(c)))),
         h('td', { class: 'num' }, signed(points)),
-        h('td', { class: 'num' }, String(total)));
+        h('td', { class: 'num col-total' }, String(total)));
     }
     const meldCards = (melds, where) => melds.map((m) => h('span', { class: cls('result-cards ir-meld', where) },
       m.cards.map((c) => cardElement(c))));
@@ -446,14 +452,15 @@ export class IndonesianRemiTable extends BasicRummyTable {
       h('td', null,
         h('div', { class: 'ir-melds' }, meldCards(b.table_melds || [], 'on-table'), meldCards(b.hand_melds || [], 'in-hand')),
         h('span', { class: 'small muted' },
-          `table +${b.table_points}`, b.hand_points ? ` · in hand +${b.hand_points}` : '',
+          (b.table_melds || []).length ? `table +${b.table_points}` : 'nothing laid',
+          b.hand_points ? ` · in hand +${b.hand_points}` : '',
           b.bonus ? ` · close +${b.bonus}` : '')),
       h('td', null, (b.minus_cards || []).length
         ? [h('span', { class: 'result-cards' }, sortCards(b.minus_cards, 'suit').map((c) => cardElement(c))),
           h('span', { class: 'small muted' }, ` −${b.minus_points}`)]
         : h('span', { class: 'muted small' }, '—')),
       h('td', { class: cls('num', points > 0 && 'won', points < 0 && 'lost'), testid: `deal-points-${s.seat}` }, signed(points)),
-      h('td', { class: 'num' }, String(total)));
+      h('td', { class: 'num col-total' }, String(total)));
   }
 
   scoresPanel() {

@@ -15,7 +15,7 @@
 
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { esc, formatClock, h } from './dom.js';
-import { cls, plural, signed } from './ui.js';
+import { cls, plural, renderTable, signed } from './ui.js';
 
 export const COLOURS = {
   O: { name: 'orange', fill: '#ef7d1a', deep: '#a94e05' },
@@ -289,6 +289,11 @@ export class RemmiDemmiTable extends BasicRummyTable {
   }
 
   // --- rendering -----------------------------------------------------------------------------
+
+  render() {
+    const title = `${this.trading && !this.claimed && this.seated ? '● Trading · ' : ''}Remmi Demmi · Kartu`;
+    if (!renderTable(this, { title })) super.render();
+  }
 
   header() {
     const head = super.header();

@@ -14,7 +14,7 @@
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardElement, cardLabel, sortCards } from './cards.js';
 import { h } from './dom.js';
-import { CardDrag, bySeat, cls, plural } from './ui.js';
+import { CardDrag, bySeat, cls, plural, renderTable } from './ui.js';
 
 const HUNT_BONUS = 25;
 
@@ -39,14 +39,20 @@ export class TraditionalRemiTable extends BasicRummyTable {
     return 'Traditional Remi';
   }
 
-  render() {
-    super.render();
-    if (!this.view) return;
+  layout() {
+    const tree = super.layout();
     // The discard pile takes a dragged card as a discard.
-    this.root.querySelector('.pile-discard')?.setAttribute('data-drop', 'discard');
-    for (const el of this.root.querySelectorAll('[data-testid="hand"] .card[data-card]')) {
-      el.classList.toggle('is-draggable', this.myTurn && this.view.step === 'play');
+    tree.querySelector('.pile-discard')?.setAttribute('data-drop', 'discard');
+    const draggable = this.myTurn && this.view.step === 'play';
+    for (const el of tree.querySelectorAll('[data-testid="hand"] .card[data-card]')) {
+      el.classList.toggle('is-draggable', draggable);
     }
+    return tree;
+  }
+
+  render() {
+    const title = `${this.myTurn ? '● Your turn · ' : ''}${this.gameTitle()} · Kartu`;
+    if (!renderTable(this, { title })) super.render();
     this.dragger.markZones();
   }
 

@@ -31,15 +31,22 @@ pytestmark = pytest.mark.browser
 # Seat 0 deals and plays first (IR-4). The pile, bottom to top: KS 6H QD.
 ANA = ["4H", "5H", "2D", "3D", "4D", "5D", "9S"]
 BOT = ["AS", "3C", "7S", "9C", "JH", "KH", "2S"]
-DEAL = scenario(dealer=0, hands=[ANA, BOT], stock=["TC", "6D", "8H", "QC", "2H"],
-                discard=["KS", "6H", "QD"])
+DEAL = scenario(
+    dealer=0, hands=[ANA, BOT], stock=["TC", "6D", "8H", "QC", "2H"], discard=["KS", "6H", "QD"]
+)
 
 
 def test_take_meld_discard_and_close_on_a_phone(live_server, open_page: OpenPage) -> None:
     ana = new_guest(live_server.url, "Anastasia-Longname")
     room = create_game_room(
-        live_server.url, ana, "indonesian_remi", 2,
-        scenario=DEAL, deals=1, bot_delay_ms=0, turn_clock_s=0,
+        live_server.url,
+        ana,
+        "indonesian_remi",
+        2,
+        scenario=DEAL,
+        deals=1,
+        bot_delay_ms=0,
+        turn_clock_s=0,
     )
     page = open_page(f"{live_server.url}/?room={room}", identity=ana, **PHONE)
     start_with_bots(page)

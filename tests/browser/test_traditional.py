@@ -81,8 +81,16 @@ def test_a_whole_match_with_a_hunt_lay_offs_and_the_pot_split(
 ) -> None:
     ana = new_guest(live_server.url, "Ana")
     room = create_game_room(
-        live_server.url, ana, "traditional_remi", 2,
-        scenario=DEAL, deals=2, stake=STAKE, bot_delay_ms=0, deal_pause_ms=500, turn_clock_s=0,
+        live_server.url,
+        ana,
+        "traditional_remi",
+        2,
+        scenario=DEAL,
+        deals=2,
+        stake=STAKE,
+        bot_delay_ms=0,
+        deal_pause_ms=500,
+        turn_clock_s=0,
     )
     page = open_page(f"{live_server.url}/?room={room}", identity=ana)
     start_with_bots(page)
@@ -170,8 +178,15 @@ def test_a_whole_match_with_a_hunt_lay_offs_and_the_pot_split(
 def test_phone_table_fits_and_lays_off_by_tapping(live_server, open_page: OpenPage) -> None:
     ana = new_guest(live_server.url, "Anastasia-Longname")
     room = create_game_room(
-        live_server.url, ana, "traditional_remi", 2,
-        scenario=DEAL, deals=1, stake=10, bot_delay_ms=0, turn_clock_s=0,
+        live_server.url,
+        ana,
+        "traditional_remi",
+        2,
+        scenario=DEAL,
+        deals=1,
+        stake=10,
+        bot_delay_ms=0,
+        turn_clock_s=0,
     )
     page = open_page(f"{live_server.url}/?room={room}", identity=ana, **PHONE)
     start_with_bots(page)

@@ -14,16 +14,20 @@ import pytest
 
 from engine.bots.basic_rummy import choose, melds_in
 from engine.bots.random_legal import choose_random
-from engine.games.basic_rummy import BasicRummy, BasicRummyState
+from engine.games.basic_rummy import BasicRummy
+from engine.games.rummy import RummyState
 from engine.rng import Rng
+from tests.engine.rummy_harness import ONE_DEAL, RummyTable, cards, seat0_view
+from tests.engine.rummy_harness import normal_meld as normal
 
 GAME = BasicRummy()
-ONE_DEAL = {"deals": 1, "deal_pause_ms": 0}
+TABLE = RummyTable(GAME, choose=choose)
 TURN_CAP = 400  # turns; a deal between bots normally ends in under 60
 
-
-def cards(text: str) -> list[str]:
-    return text.split()
+# A one-deal match with a fixed deal (seat 1 deals, so seat 0 plays first);
+# the bot's whole turn, checked against legal_actions (the state and its actions).
+scenario_deal = TABLE.one_deal
+bot_turn = TABLE.bot_turn
 
 
 def view(
@@ -37,61 +41,9 @@ def view(
     stock_count: int = 20,
 ) -> dict[str, Any]:
     """Seat 0's view on its own turn; ``melds`` are (kind, cards) owned by seat 1."""
-    table = [
-        {"id": f"m{i}", "kind": kind, "cards": cards(text), "owner": 1}
-        for i, (kind, text) in enumerate(melds, start=1)
-    ]
-    return {
-        "game": "basic_rummy",
-        "phase": "playing",
-        "step": step,
-        "you": 0,
-        "dealer": 1,
-        "turn": 0,
-        "deal": 1,
-        "options": {"deals": 1, "target": None},
-        "seats": [
-            {"seat": 0, "hand_count": len(cards(hand)), "score": 0, "melds": []},
-            {"seat": 1, "hand_count": 7, "score": 0,
-             "melds": [{k: m[k] for k in ("id", "kind", "cards")} for m in table]},
-        ],
-        "hand": cards(hand),
-        "stock_count": stock_count,
-        "discard": cards(discard),
-        "melds": table,
-        "must_not_discard": must,
-        "can_meld": can_meld and step == "play",
-        "result": None,
-        "results": [],
-        "next_deal_at": None,
-        "winners": None,
-    }
-
-
-def normal(action: dict[str, Any]) -> dict[str, Any]:
-    """An action with a meld's cards sorted, so melds compare whatever their order."""
-    if action.get("kind") == "meld":
-        return {**action, "cards": sorted(action["cards"])}
-    return action
-
-
-def scenario_deal(hands: list[str], stock: str, discard: str) -> BasicRummyState:
-    """A one-deal match with a fixed deal; seat 1 deals, so seat 0 plays first."""
-    scenario = {"dealer": 1, "hands": [cards(h) for h in hands], "stock": cards(stock),
-                "discard": cards(discard)}
-    return GAME.setup(GAME.validate_options({**ONE_DEAL, "scenario": scenario}, 2), 2, 1, 0)
-
-
-def bot_turn(state: BasicRummyState) -> tuple[BasicRummyState, list[dict[str, Any]]]:
-    """Lets the bot play the turn seat's whole turn; returns the state and its actions."""
-    seat = state.turn
-    actions = []
-    while state.phase == "playing" and state.turn == seat:
-        action = choose(GAME.view(state, seat))
-        assert action is not None
-        actions.append(action)
-        state, _ = GAME.apply(state, seat, action, 0)
-    return state, actions
+    return seat0_view("basic_rummy", hand, step=step, melds=melds, discard=discard,
+                      stock_count=stock_count, opponent_cards=7,
+                      options={"deals": 1, "target": None}, must=must, can_meld=can_meld)
 
 
 # --- when to act ----------------------------------------------------------------------
@@ -290,26 +242,9 @@ def test_melds_in_finds_every_run_and_set() -> None:
 # --- whole deals through the rules ----------------------------------------------------
 
 
-def play_deal(seed: int, players: dict[int, str], rng: Rng) -> BasicRummyState:
+def play_deal(seed: int, players: dict[int, str], rng: Rng) -> RummyState:
     """Plays one seeded deal; ``players`` maps a seat to "bot" or "random"."""
-    state = GAME.setup(ONE_DEAL, 2, seed, 0)
-    turns = 0
-    while GAME.to_act(state) and turns < TURN_CAP:
-        seat = GAME.to_act(state)[0]
-        legal = [normal(a) for a in GAME.legal_actions(state, seat)]
-        if players[seat] == "bot":
-            seen = GAME.view(state, seat)
-            action = choose(seen)
-            assert action is not None, f"seed {seed}: the bot passed on its turn"
-            assert normal(action) in legal, f"seed {seed}: {action} is not legal"
-            if action["kind"] == "discard":
-                assert action["card"] != seen["must_not_discard"]
-        else:
-            action = choose_random(GAME, state, seat, rng)
-            assert normal(action) in legal
-        state, _ = GAME.apply(state, seat, action, 0)
-        turns += action["kind"] == "draw"
-    return state
+    return TABLE.play_deal(seed, players, rng, turn_cap=TURN_CAP)
 
 
 @pytest.mark.parametrize("seeds", [range(k, k + 30) for k in (0, 30, 60, 90)],
@@ -325,10 +260,7 @@ def test_bot_against_bot_plays_only_legal_actions(seeds: range) -> None:
 
 def test_bot_beats_the_random_legal_player_by_a_wide_margin() -> None:
     wins = {"bot": 0, "random": 0}
-    for seed in range(100):
-        bot_seat = seed % 2
-        players = {bot_seat: "bot", 1 - bot_seat: "random"}
-        state = play_deal(seed, players, Rng(1000 + seed))
+    for players, state in TABLE.against_random(100, turn_cap=TURN_CAP):
         result = state.result
         if result is None or result["winner"] is None:
             continue

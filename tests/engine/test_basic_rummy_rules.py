@@ -14,82 +14,24 @@ from typing import Any
 import pytest
 
 from engine.cards import is_standard_card, standard_deck
-from engine.errors import BadOptions, GameError, IllegalAction, NotYourTurn
+from engine.errors import BadOptions, NotYourTurn
 from engine.games.basic_rummy import HAND_SIZES, BasicRummy, BasicRummyState
 from engine.rng import Rng
+from tests.engine.rummy_harness import RummyTable, all_cards, cards, discard, lay_off, meld
 
 GAME = BasicRummy()
+TABLE = RummyTable(GAME)
 STOCK = {"kind": "draw", "from": "stock"}
 PILE = {"kind": "draw", "from": "discard"}
 
-
-def cards(text: str) -> list[str]:
-    return text.split()
-
-
-def deal(
-    hands: list[str],
-    stock: str = "",
-    discard: str = "",
-    dealer: int | None = None,
-    now: int = 0,
-    **options: Any,
-) -> BasicRummyState:
-    """A match whose first deal is fixed. By default the last seat deals, so seat 0 starts."""
-    players = len(hands)
-    scenario = {
-        "dealer": players - 1 if dealer is None else dealer,
-        "hands": [cards(h) for h in hands],
-        "stock": cards(stock),
-        "discard": cards(discard),
-    }
-    opts = GAME.validate_options({**options, "scenario": scenario}, players)
-    return GAME.setup(opts, players, seed=7, now=now)
-
-
-def play(
-    state: BasicRummyState, seat: int, action: dict[str, Any], now: int = 0
-) -> tuple[BasicRummyState, list[dict[str, Any]]]:
-    """Applies a legal action, checking that legal_actions offered it."""
-    new, events = GAME.apply(state, seat, action, now)
-    assert _normal(action) in [_normal(a) for a in GAME.legal_actions(state, seat)]
-    return new, events
-
-
-def _normal(action: Any) -> Any:
-    if isinstance(action, dict) and action.get("kind") == "meld" and isinstance(
-            action.get("cards"), list):
-        return {**action, "cards": sorted(action["cards"])}
-    return action
-
-
-def meld(text: str) -> dict[str, Any]:
-    return {"kind": "meld", "cards": cards(text)}
-
-
-def discard(card: str) -> dict[str, Any]:
-    return {"kind": "discard", "card": card}
-
-
-def lay_off(card: str, meld_id: str) -> dict[str, Any]:
-    return {"kind": "lay_off", "card": card, "meld": meld_id}
-
-
-def refused(
-    state: BasicRummyState, seat: int, action: Any, error: type[GameError] = IllegalAction
-) -> str:
-    """Asserts the action is refused with ``error`` and changes nothing; returns the message."""
-    before = GAME.snapshot(state)
-    with pytest.raises(error) as info:
-        GAME.apply(state, seat, action, 0)
-    assert GAME.snapshot(state) == before
-    assert _normal(action) not in [_normal(a) for a in GAME.legal_actions(state, seat)]
-    return info.value.message
-
-
-def all_cards(state: BasicRummyState) -> list[str]:
-    found = [c for h in state.hands for c in h] + state.stock + state.discard
-    return found + [c for m in state.melds for c in m.cards]
+# A match whose first deal is fixed (by default the last seat deals, so seat 0
+# starts); a legal action played, checking that legal_actions offered it; a
+# seat's actions played in turn; an action refused, checking that it changed
+# nothing (returns the message).
+deal = TABLE.deal
+play = TABLE.play
+play_turn = TABLE.play_turn
+refused = TABLE.refused
 
 
 def greedy(state: BasicRummyState, seat: int, rng: Rng) -> dict[str, Any]:
@@ -296,8 +238,7 @@ def test_br_7_a_set_is_three_or_four_cards_of_one_rank() -> None:
     state, _ = play(state, 0, discard("QC"))
     state, _ = play(state, 1, STOCK)
     state, _ = play(state, 1, discard(state.hands[1][-1]))
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("9S 9H 9D"))
+    state = play_turn(state, 0, STOCK, meld("9S 9H 9D"))
     assert state.melds[1].kind == "set"
 
 
@@ -309,14 +250,9 @@ LAYOFF_HANDS = ["9S 9H 9D KC 2D 4C 5S 6S 7S JD", "9C 8S 4S 3C 2H 5H 8H JH AD TD"
 
 def _after_two_melds() -> BasicRummyState:
     state = deal(LAYOFF_HANDS, stock="QC QD KH KS", discard="AC")
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("9S 9H 9D"))
-    state, _ = play(state, 0, discard("QC"))
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, discard("QD"))
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("5S 6S 7S"))
-    state, _ = play(state, 0, discard("KH"))
+    state = play_turn(state, 0, STOCK, meld("9S 9H 9D"), discard("QC"))
+    state = play_turn(state, 1, STOCK, discard("QD"))
+    state = play_turn(state, 0, STOCK, meld("5S 6S 7S"), discard("KH"))
     state, _ = play(state, 1, STOCK)
     return state
 
@@ -344,9 +280,7 @@ def test_br_8_melds_are_never_rearranged() -> None:
 
 def test_br_11_lay_off_any_number_on_anyones_melds() -> None:
     state = _after_two_melds()
-    state, _ = play(state, 1, lay_off("9C", "m1"))
-    state, _ = play(state, 1, lay_off("8S", "m2"))
-    state, _ = play(state, 1, lay_off("4S", "m2"))
+    state = play_turn(state, 1, lay_off("9C", "m1"), lay_off("8S", "m2"), lay_off("4S", "m2"))
     assert state.melds[1].cards == ("4S", "5S", "6S", "7S", "8S")
     assert state.step == "play" and state.turn == 1
 
@@ -440,10 +374,8 @@ def test_br_12_card_taken_from_discard_cannot_be_discarded_same_turn() -> None:
     assert "BR-12" in refused(state, 0, discard("9C"))
     state, _ = play(state, 0, discard("2S"))
     # Seat 0 may discard it in a later turn.
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, discard("KC"))
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, discard("9C"))
+    state = play_turn(state, 1, STOCK, discard("KC"))
+    state = play_turn(state, 0, STOCK, discard("9C"))
     assert state.discard[-1] == "9C"
 
 
@@ -496,8 +428,7 @@ def test_br_14_going_out_by_melding_wins_at_once() -> None:
 
 def test_br_14_going_out_by_laying_off_wins_at_once() -> None:
     state = deal([RUN10, JUNK1], stock="JH", discard="QC", target=10_000)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld(RUN10))
+    state = play_turn(state, 0, STOCK, meld(RUN10))
     state, events = play(state, 0, lay_off("JH", "m1"))
     assert [e["kind"] for e in events] == ["laid_off", "deal_over"]
     assert state.result is not None and state.result["winner"] == 0
@@ -506,8 +437,7 @@ def test_br_14_going_out_by_laying_off_wins_at_once() -> None:
 
 def test_br_14_going_out_by_discarding_the_last_card_wins() -> None:
     state = deal([RUN10, JUNK1], stock="KC", discard="QC", target=10_000)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld(RUN10))
+    state = play_turn(state, 0, STOCK, meld(RUN10))
     assert state.phase == "playing"
     state, events = play(state, 0, discard("KC"))
     assert [e["kind"] for e in events] == ["discarded", "deal_over"]
@@ -540,9 +470,7 @@ def test_br_15_winner_scores_the_cards_left_in_opponents_hands() -> None:
 
 def test_br_15_card_values_ace_one_pips_face_value_courts_ten() -> None:
     state = deal([RUN10, "AS 5C 9D TS JC QD KS 2C 3C 4S"], stock="KC", discard="QC")
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld(RUN10))
-    state, _ = play(state, 0, discard("KC"))
+    state = play_turn(state, 0, STOCK, meld(RUN10), discard("KC"))
     assert state.result is not None
     assert state.result["hand_values"] == [0, 1 + 5 + 9 + 10 + 10 + 10 + 10 + 2 + 3 + 4]
 
@@ -550,8 +478,7 @@ def test_br_15_card_values_ace_one_pips_face_value_courts_ten() -> None:
 def test_br_16_going_rummy_doubles() -> None:
     state = deal([RUN10, "AS 5C 9D TS JC QD KS 2C 3C 4S"], stock="KC", discard="QC",
                  target=10_000)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld(RUN10))
+    state = play_turn(state, 0, STOCK, meld(RUN10))
     state, events = play(state, 0, discard("KC"))
     assert state.result is not None
     assert state.result["rummy"] is True
@@ -563,19 +490,12 @@ def test_br_16_going_rummy_doubles() -> None:
 def test_br_16_no_double_after_laying_off_in_an_earlier_turn() -> None:
     hands = ["8H AC 2C 3C 4C 5C 6C 7C 8C KD", "5H 6H 7H KS KH 2D 3D 9S TD JD"]
     state = deal(hands, stock="QS 4S JS QD 9C", discard="AS")
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, discard("QS"))
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, meld("5H 6H 7H"))
-    state, _ = play(state, 1, discard("4S"))
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, lay_off("8H", "m1"))  # only a lay-off, no meld
-    state, _ = play(state, 0, discard("JS"))
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, discard("QD"))
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("AC 2C 3C 4C 5C 6C 7C 8C 9C"))
-    state, _ = play(state, 0, discard("KD"))
+    state = play_turn(state, 0, STOCK, discard("QS"))
+    state = play_turn(state, 1, STOCK, meld("5H 6H 7H"), discard("4S"))
+    # Only a lay-off, no meld:
+    state = play_turn(state, 0, STOCK, lay_off("8H", "m1"), discard("JS"))
+    state = play_turn(state, 1, STOCK, discard("QD"))
+    state = play_turn(state, 0, STOCK, meld("AC 2C 3C 4C 5C 6C 7C 8C 9C"), discard("KD"))
     assert state.result is not None
     assert state.result["winner"] == 0 and state.result["rummy"] is False
     assert state.result["points"] == 10 + 10 + 2 + 3 + 9 + 10 + 10
@@ -584,24 +504,17 @@ def test_br_16_no_double_after_laying_off_in_an_earlier_turn() -> None:
 def test_br_16_laying_off_on_others_melds_in_the_winning_turn_is_still_rummy() -> None:
     hands = ["8H 9H AC 2C 3C 4C 5C 6C 7C KD", "5H 6H 7H KS KH 2D 3D 9S TD JD"]
     state = deal(hands, stock="QS 4S 8C", discard="AS")
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, discard("QS"))
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, meld("5H 6H 7H"))
-    state, _ = play(state, 1, discard("4S"))
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, lay_off("8H", "m1"))
-    state, _ = play(state, 0, lay_off("9H", "m1"))
-    state, _ = play(state, 0, meld("AC 2C 3C 4C 5C 6C 7C 8C"))
-    state, _ = play(state, 0, discard("KD"))
+    state = play_turn(state, 0, STOCK, discard("QS"))
+    state = play_turn(state, 1, STOCK, meld("5H 6H 7H"), discard("4S"))
+    state = play_turn(state, 0, STOCK, lay_off("8H", "m1"), lay_off("9H", "m1"),
+                      meld("AC 2C 3C 4C 5C 6C 7C 8C"), discard("KD"))
     assert state.result is not None and state.result["rummy"] is True
     assert state.result["points"] == 2 * (10 + 10 + 2 + 3 + 9 + 10 + 10)
 
 
 def test_br_17_empty_stock_turns_the_discard_pile_over_without_shuffling() -> None:
     state = deal([JUNK0, JUNK1], stock="KC", discard="QC")
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, discard("2S"))
+    state = play_turn(state, 0, STOCK, discard("2S"))
     assert state.stock == [] and state.discard == ["QC", "2S"]
     state, events = play(state, 1, STOCK)
     assert events == [{"kind": "stock_turned", "count": 2},
@@ -616,8 +529,7 @@ def test_br_17_empty_stock_turns_the_discard_pile_over_without_shuffling() -> No
 
 def test_br_17_the_player_may_take_the_discard_instead() -> None:
     state = deal([JUNK0, JUNK1], stock="KC", discard="QC")
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, discard("2S"))
+    state = play_turn(state, 0, STOCK, discard("2S"))
     state, events = play(state, 1, PILE)
     assert [e["kind"] for e in events] == ["drew"]
     assert state.hands[1][-1] == "2S" and state.stock == [] and state.discard == ["QC"]
@@ -640,8 +552,7 @@ def test_br_17_stock_and_discard_both_empty_ends_the_deal_void() -> None:
 
 def test_br_18_match_ends_after_the_agreed_number_of_deals() -> None:
     state = deal([RUN10, JUNK1], stock="KC", discard="QC", deals=2, now=0)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld(RUN10))
+    state = play_turn(state, 0, STOCK, meld(RUN10))
     state, _ = play(state, 0, discard("KC"), now=500)
     assert state.phase == "deal_over"
     assert state.next_deal_at == 6500
@@ -665,8 +576,7 @@ def test_br_18_match_ends_after_the_agreed_number_of_deals() -> None:
 def test_br_18_reaching_the_target_ends_the_match() -> None:
     state = deal([RUN10, JUNK1], stock="KC", discard="QC", target=50)
     assert GAME.outcome(state) is None
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld(RUN10))
+    state = play_turn(state, 0, STOCK, meld(RUN10))
     state, events = play(state, 0, discard("KC"))
     assert state.phase == "game_over"
     assert events[-1] == {"kind": "game_over", "scores": state.scores, "winners": [0]}
@@ -677,9 +587,7 @@ def test_br_18_reaching_the_target_ends_the_match() -> None:
 
 def test_br_18_below_the_target_the_match_goes_on() -> None:
     state = deal([RUN10, JUNK1], stock="KC", discard="QC", target=10_000)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld(RUN10))
-    state, _ = play(state, 0, discard("KC"))
+    state = play_turn(state, 0, STOCK, meld(RUN10), discard("KC"))
     assert state.phase == "deal_over" and GAME.outcome(state) is None
     state, events = play(state, 1, {"kind": "next_deal"})
     assert [e["kind"] for e in events] == ["deal_started"]
@@ -744,9 +652,7 @@ def test_view_has_exactly_the_agreed_keys() -> None:
 
 def test_view_after_a_deal_reveals_every_hand_in_the_result() -> None:
     state = deal([RUN10, JUNK1], stock="KC", discard="QC", target=10_000)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld(RUN10))
-    state, _ = play(state, 0, discard("KC"))
+    state = play_turn(state, 0, STOCK, meld(RUN10), discard("KC"))
     view = GAME.view(state, None)
     assert view["result"] == {"deal": 1, "winner": 0, "rummy": True, "void": False,
                               "points": 2 * 57, "hand_values": [0, 57],
@@ -801,13 +707,9 @@ def test_br_12_a_meld_may_leave_only_the_taken_card_when_it_lays_off_at_once() -
 def _chain_position(pile_card: str) -> BasicRummyState:
     hands = ["AH 2H 3H 4H 5H 6H 7H 8H 9H 7S", f"4S 5S 6S {pile_card} 2C 5C 8C AD 4D 9D"]
     state = deal(hands, stock="KC QC", discard="JD", target=10_000)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, discard("KC"))
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, meld("4S 5S 6S"))
-    state, _ = play(state, 1, discard(pile_card))
-    state, _ = play(state, 0, PILE)
-    state, _ = play(state, 0, meld("AH 2H 3H 4H 5H 6H 7H 8H 9H"))
+    state = play_turn(state, 0, STOCK, discard("KC"))
+    state = play_turn(state, 1, STOCK, meld("4S 5S 6S"), discard(pile_card))
+    state = play_turn(state, 0, PILE, meld("AH 2H 3H 4H 5H 6H 7H 8H 9H"))
     assert state.hands[0] == ["7S", pile_card]
     return state
 

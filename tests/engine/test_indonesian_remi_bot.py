@@ -14,17 +14,13 @@ from typing import Any
 import pytest
 
 from engine.bots.indonesian_remi import choose
-from engine.bots.random_legal import choose_random
 from engine.games.indonesian_remi import IndonesianRemi
-from engine.games.rummy import RummyState
 from engine.rng import Rng
+from tests.engine.rummy_harness import RummyTable, cards
+from tests.engine.rummy_harness import normal_any_order as normal
 
 GAME = IndonesianRemi()
-ONE_DEAL = {"deals": 1, "deal_pause_ms": 0}
-
-
-def cards(text: str) -> list[str]:
-    return text.split()
+TABLE = RummyTable(GAME, normal=normal, choose=choose)
 
 
 def view(
@@ -68,19 +64,6 @@ def view(
         "next_deal_at": None,
         "winners": None,
     }
-
-
-def normal(action: dict[str, Any] | None) -> Any:
-    """An action with its card lists sorted, so that actions compare whatever their order."""
-    if action is None:
-        return None
-    action = dict(action)
-    for key in ("cards", "with"):
-        if key in action:
-            action[key] = sorted(action[key])
-    if "melds" in action:
-        action["melds"] = sorted(sorted(m) for m in action["melds"])
-    return action
 
 
 # --- when to act ----------------------------------------------------------------------
@@ -198,30 +181,13 @@ def test_discards_the_highest_loose_card() -> None:
 # --- whole deals through the rules ----------------------------------------------------
 
 
-def play_deal(seed: int, players: dict[int, str], rng: Rng,
-              options: dict[str, Any] | None = None) -> RummyState:
-    """Plays one seeded deal; ``players`` maps a seat to "bot" or "random"."""
-    state = GAME.setup({**ONE_DEAL, **(options or {})}, len(players), seed, 0)
-    while GAME.to_act(state):
-        seat = GAME.to_act(state)[0]
-        legal = [normal(a) for a in GAME.legal_actions(state, seat)]
-        if players[seat] == "bot":
-            action = choose(GAME.view(state, seat))
-            assert action is not None, f"seed {seed}: the bot passed on its turn"
-            assert normal(action) in legal, f"seed {seed}: {action} is not legal"
-        else:
-            action = choose_random(GAME, state, seat, rng)
-        state, _ = GAME.apply(state, seat, action, 0)
-    return state
-
-
 @pytest.mark.parametrize(("players", "hand_melds_count"),
                          [(2, True), (3, True), (4, True), (2, False), (4, False)])
 def test_bots_play_only_legal_actions(players: int, hand_melds_count: bool) -> None:
     closed = 0
     for seed in range(25):
-        state = play_deal(seed, dict.fromkeys(range(players), "bot"), Rng(seed),
-                          {"hand_melds_count": hand_melds_count})
+        state = TABLE.play_deal(seed, dict.fromkeys(range(players), "bot"), Rng(seed),
+                                options={"hand_melds_count": hand_melds_count})
         assert state.phase == "game_over"
         assert state.result is not None
         closed += state.result["ended"] == "closed"
@@ -232,13 +198,11 @@ def test_bot_beats_the_random_legal_player_by_a_wide_margin() -> None:
     points = {"bot": 0, "random": 0}
     wins = 0
     deals = 100
-    for seed in range(deals):
-        bot_seat = seed % 2
-        state = play_deal(seed, {bot_seat: "bot", 1 - bot_seat: "random"}, Rng(1000 + seed))
+    for players, state in TABLE.against_random(deals):
         assert state.result is not None
-        scored = state.result["points"]
-        points["bot"] += scored[bot_seat]
-        points["random"] += scored[1 - bot_seat]
-        wins += scored[bot_seat] > scored[1 - bot_seat]
+        scored = {players[seat]: got for seat, got in enumerate(state.result["points"])}
+        points["bot"] += scored["bot"]
+        points["random"] += scored["random"]
+        wins += scored["bot"] > scored["random"]
     assert wins >= 0.85 * deals
     assert points["bot"] / deals > 30 and points["random"] / deals < 0

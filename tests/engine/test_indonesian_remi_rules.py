@@ -15,18 +15,24 @@ from typing import Any
 import pytest
 
 from engine.cards import rank_index, standard_deck
-from engine.errors import BadOptions, GameError, IllegalAction, NotYourTurn
+from engine.errors import BadOptions, GameError, NotYourTurn
 from engine.games import find_game
 from engine.games.indonesian_remi import IndonesianRemi, card_value
 from engine.games.rummy import RummyState
+from tests.engine.rummy_harness import RummyTable, cards, discard, meld
+from tests.engine.rummy_harness import normal_any_order as normal
 
 GAME = IndonesianRemi()
+TABLE = RummyTable(GAME, normal=normal)
 DRAW = {"kind": "draw"}
 IDLE = None  # in deal(): a hand that can make no meld and take nothing
 
-
-def cards(text: str) -> list[str]:
-    return text.split()
+# A legal action played, checking that legal_actions offered it; a seat's
+# actions played in turn; an action refused, checking that it changed nothing
+# and is not offered (returns the message).
+play = TABLE.play
+play_turn = TABLE.play_turn
+refused = TABLE.refused
 
 
 def idle_hand(named: set[str]) -> list[str]:
@@ -64,59 +70,7 @@ def deal(
     for hand in hands:
         laid.append(cards(hand) if hand is not None else idle_hand(named))
         named |= set(laid[-1])
-    scenario = {
-        "dealer": dealer,
-        "hands": laid,
-        "stock": cards(stock),
-        "discard": cards(discard),
-    }
-    opts = GAME.validate_options({**options, "scenario": scenario}, len(hands))
-    return GAME.setup(opts, len(hands), seed=7, now=now)
-
-
-def normal(action: Any) -> Any:
-    """An action with its card lists sorted, so that actions compare whatever their order."""
-    if not isinstance(action, dict):
-        return action
-    action = dict(action)
-    if action.get("kind") == "draw" and action.get("from") == "stock":
-        del action["from"]  # the same draw
-    for key in ("cards", "with"):
-        if isinstance(action.get(key), list):
-            action[key] = sorted(action[key])
-    if isinstance(action.get("melds"), list):
-        action["melds"] = sorted(sorted(m) for m in action["melds"])
-    return action
-
-
-def play(
-    state: RummyState, seat: int, action: dict[str, Any], now: int = 0
-) -> tuple[RummyState, list[dict[str, Any]]]:
-    """Applies a legal action, checking that legal_actions offered it."""
-    offered = [normal(a) for a in GAME.legal_actions(state, seat)]
-    new, events = GAME.apply(state, seat, action, now)
-    assert normal(action) in offered, f"{action} was accepted but not offered"
-    return new, events
-
-
-def refused(
-    state: RummyState, seat: int, action: Any, error: type[GameError] = IllegalAction
-) -> str:
-    """Checks that ``action`` is refused, changes nothing and is not offered; the message."""
-    before = copy.deepcopy(state)
-    with pytest.raises(error) as caught:
-        GAME.apply(state, seat, action, 0)
-    assert state == before
-    assert normal(action) not in [normal(a) for a in GAME.legal_actions(state, seat)]
-    return caught.value.message
-
-
-def meld(text: str) -> dict[str, Any]:
-    return {"kind": "meld", "cards": cards(text)}
-
-
-def discard(card: str) -> dict[str, Any]:
-    return {"kind": "discard", "card": card}
+    return TABLE.deal(laid, stock, discard, dealer=dealer, now=now, **options)
 
 
 def take(card: str, used: str) -> dict[str, Any]:
@@ -212,11 +166,9 @@ def test_ir_4_the_dealer_plays_first_then_play_goes_clockwise() -> None:
     state = deal([IDLE, "2H 5H 8H JH 3S 6S 9S", IDLE], stock="KS KH KD KC", dealer=1)
     assert state.turn == 1
     refused(state, 0, DRAW, NotYourTurn)
-    state, _ = play(state, 1, DRAW)
-    state, _ = play(state, 1, discard("KS"))
+    state = play_turn(state, 1, DRAW, discard("KS"))
     assert state.turn == 2
-    state, _ = play(state, 2, DRAW)
-    state, _ = play(state, 2, discard("KH"))
+    state = play_turn(state, 2, DRAW, discard("KH"))
     assert state.turn == 0
 
 
@@ -256,16 +208,14 @@ def test_ir_6_ten_does_not_touch_the_jack_and_aces_are_never_in_a_sequence(
 
 def test_ir_7_sets_of_three_or_four_cards_aces_allowed() -> None:
     state = deal(["2H 3H 4H AS AD AC AH", IDLE], stock="KC")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"))
     state, events = play(state, 0, meld("AS AD AC AH"))
     assert events[0]["meld"] == {"id": "m2", "kind": "set", "cards": ["AS", "AD", "AC", "AH"]}
 
 
 def test_ir_7_two_cards_of_a_rank_are_no_set() -> None:
     state = deal(["2H 3H 4H AS AD 7C 9S", IDLE], stock="KC")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"))
     refused(state, 0, meld("AS AD"))
 
 
@@ -274,24 +224,20 @@ def test_ir_8_a_set_only_once_the_player_has_a_sequence_on_the_table() -> None:
     state, _ = play(state, 0, DRAW)
     assert "IR-8" in refused(state, 0, meld("7S 7D 7C"))
     # A sequence laid earlier in the same turn counts.
-    state, _ = play(state, 0, meld("2H 3H 4H"))
-    state, _ = play(state, 0, meld("7S 7D 7C"))
+    state = play_turn(state, 0, meld("2H 3H 4H"), meld("7S 7D 7C"))
     assert [m.kind for m in state.melds] == ["run", "set"]
 
 
 def test_ir_8_another_players_sequence_does_not_count() -> None:
     state = deal(["2H 3H 4H 5C 9S JD QS", "7S 7D 7C 2D 5D 8D KC"], stock="KH AH")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
-    state, _ = play(state, 0, discard("KH"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"), discard("KH"))
     state, _ = play(state, 1, DRAW)
     assert "IR-8" in refused(state, 1, meld("7S 7D 7C"))
 
 
 def test_ir_9_nothing_can_be_added_to_melds_on_the_table() -> None:
     state = deal(["2H 3H 4H 5H 7S 9D JC", IDLE], stock="KC")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"))
     assert "IR-9" in refused(state, 0, {"kind": "lay_off", "card": "5H", "meld": "m1"})
     assert all(a["kind"] != "lay_off" for a in GAME.legal_actions(state, 0))
 
@@ -383,11 +329,8 @@ def test_ir_11_no_set_take_without_a_sequence() -> None:
 
 def test_ir_11_a_set_take_once_the_player_has_a_sequence() -> None:
     state = deal(["9S 9D 2H 3H 4H KD QS", "9H 5C 8C JC 3D 6D 2S"], stock="TC JH KH")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
-    state, _ = play(state, 0, discard("TC"))
-    state, _ = play(state, 1, DRAW)
-    state, _ = play(state, 1, discard("9H"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"), discard("TC"))
+    state = play_turn(state, 1, DRAW, discard("9H"))
     state, events = play(state, 0, take("9H", "9S 9D"))
     assert events[0]["meld"]["kind"] == "set"
 
@@ -419,9 +362,7 @@ def test_ir_13_any_number_of_melds_then_one_discard_ends_the_turn() -> None:
     state = deal(["2H 3H 4H JS QS KS 9D", IDLE], stock="7C 8C")
     assert "IR-10" in refused(state, 0, meld("2H 3H 4H"))  # draw first
     assert "IR-10" in refused(state, 0, discard("9D"))
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
-    state, _ = play(state, 0, meld("JS QS KS"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"), meld("JS QS KS"))
     assert GAME.view(state, 0)["can_meld"]
     state, events = play(state, 0, discard("9D"))
     assert events == [{"kind": "discarded", "seat": 0, "card": "9D"}]
@@ -457,8 +398,7 @@ def test_ir_14_a_close_may_bring_the_first_sequence_and_sets_together() -> None:
     state, _ = play(state, 0, DRAW)
     refused(state, 0, close(["7S 7D 7C", "2H 3H 4H"], "KD"))  # 4D is left over
     state = deal(["7S 7D 7C 2H 3H 4H KD", IDLE], stock="5H")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, close(["7S 7D 7C", "2H 3H 4H 5H"], "KD"))
+    state = play_turn(state, 0, DRAW, close(["7S 7D 7C", "2H 3H 4H 5H"], "KD"))
     assert [m.kind for m in state.melds] == ["run", "set"]
     assert state.result is not None and state.result["bonus"] == 100
 
@@ -485,9 +425,7 @@ def test_ir_14_a_close_must_lay_every_other_card_in_melds() -> None:
 
 def test_ir_14_melding_all_but_one_card_then_discarding_it_also_closes() -> None:
     state = deal(["2H 3H 4H 5S 6S 7S 8S", IDLE], stock="AD KC")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
-    state, _ = play(state, 0, meld("5S 6S 7S 8S"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"), meld("5S 6S 7S 8S"))
     assert GAME.view(state, 0)["can_close"]
     state, events = play(state, 0, discard("AD"))
     assert {"kind": "closed", "seat": 0, "card": "AD", "bonus": 150} in events
@@ -519,20 +457,17 @@ def test_ir_15_the_deal_ends_when_the_stock_is_empty_and_no_take_is_possible() -
 
 def test_ir_15_with_an_empty_stock_a_player_may_still_take() -> None:
     state = deal(["2H 5H 8H JH 3S 6S 9S", "QC KC 2D 5D 8D 4S 7S"], stock="JC")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, discard("JC"))
+    state = play_turn(state, 0, DRAW, discard("JC"))
     assert state.phase == "playing" and state.stock == []
     assert normal(take("JC", "QC KC")) in [normal(a) for a in GAME.legal_actions(state, 1)]
-    state, _ = play(state, 1, take("JC", "QC KC"))
-    state, _ = play(state, 1, discard("2D"))
+    state = play_turn(state, 1, take("JC", "QC KC"), discard("2D"))
     # Seat 0 cannot take 2D: the deal ends before its turn.
     assert state.result is not None and state.result["ended"] == "stock_out"
 
 
 def test_ir_15_with_an_empty_stock_a_player_may_decline_to_take() -> None:
     state = deal(["2H 5H 8H JH 3S 6S 9S", "QC KC 2D 5D 8D 4S 7S"], stock="JC")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, discard("JC"))
+    state = play_turn(state, 0, DRAW, discard("JC"))
     state, events = play(state, 1, DRAW)
     assert [e["kind"] for e in events][:2] == ["stock_out", "deal_over"]
     assert state.result is not None and state.result["ended"] == "stock_out"
@@ -570,9 +505,7 @@ def test_ir_16_the_hand_is_split_the_way_that_scores_best() -> None:
 
 def test_ir_16_table_melds_count_and_a_table_sequence_makes_hand_sets_count() -> None:
     state = deal(["2H 3H 4H 7S 7D 7C KD", IDLE], stock="QC")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
-    state, _ = play(state, 0, discard("QC"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"), discard("QC"))
     zero = seat_result(state, 0)
     assert zero["table_melds"] == [{"kind": "run", "cards": ["2H", "3H", "4H"]}]
     assert zero["hand_melds"] == [{"kind": "set", "cards": ["7S", "7D", "7C"]}]
@@ -582,9 +515,7 @@ def test_ir_16_table_melds_count_and_a_table_sequence_makes_hand_sets_count() ->
 
 def test_ir_16_option_only_table_melds_count() -> None:
     state = deal(["2H 3H 4H 7S 7D 7C KD", IDLE], stock="QC", hand_melds_count=False)
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
-    state, _ = play(state, 0, discard("QC"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"), discard("QC"))
     zero = seat_result(state, 0)
     assert zero["hand_melds"] == []
     assert zero["points"] == 15 - (15 + 10)
@@ -687,8 +618,7 @@ def test_the_view_shows_takeable_cards_sequences_and_hides_hands() -> None:
     assert [s["has_sequence"] for s in view["seats"]] == [False, False]
     assert view["can_close"] is False
     assert "hand" not in GAME.view(state, None)
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, meld("2H 3H 4H"))
+    state = play_turn(state, 0, DRAW, meld("2H 3H 4H"))
     view = GAME.view(state, None)
     assert [s["has_sequence"] for s in view["seats"]] == [True, False]
     assert view["seats"][0]["melds"] == [{"id": "m1", "kind": "run", "cards": cards("2H 3H 4H")}]
@@ -704,8 +634,7 @@ def test_the_view_shows_takeable_cards_sequences_and_hides_hands() -> None:
 
 def test_the_result_shows_every_seat_breakdown_and_hand() -> None:
     state = deal(["2H 3H 4H 5S 6S 7S 8S", "2C 5C 8C JC 3D 6D 9C"], stock="AC")
-    state, _ = play(state, 0, DRAW)
-    state, _ = play(state, 0, close(["2H 3H 4H", "5S 6S 7S 8S"], "AC"))
+    state = play_turn(state, 0, DRAW, close(["2H 3H 4H", "5S 6S 7S 8S"], "AC"))
     result = GAME.view(state, None)["result"]
     assert result["hands"] == [[], cards("2C 5C 8C JC 3D 6D 9C")]
     zero, one = result["seats"]
@@ -735,8 +664,7 @@ def test_snapshot_and_restore_round_trip() -> None:
     assert data["game"] == "indonesian_remi"
     assert GAME.restore(data) == state
     state, _ = play(state, 0, discard("QS"))
-    state, _ = play(state, 1, DRAW)
-    state, _ = play(state, 1, discard("TC"))
+    state = play_turn(state, 1, DRAW, discard("TC"))
     assert GAME.restore(json.loads(json.dumps(GAME.snapshot(state)))) == state
 
 

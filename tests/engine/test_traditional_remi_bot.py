@@ -12,19 +12,20 @@ from typing import Any
 
 import pytest
 
-from engine.bots.random_legal import choose_random
 from engine.bots.traditional_remi import choose
 from engine.games.rummy import RummyState
 from engine.games.traditional_remi import TraditionalRemi
 from engine.rng import Rng
+from tests.engine.rummy_harness import RummyTable, seat0_view
 
 GAME = TraditionalRemi()
-ONE_DEAL = {"deals": 1, "deal_pause_ms": 0}
+TABLE = RummyTable(GAME, choose=choose)
 TURN_CAP = 400  # turns; a deal with the bot normally ends in under 60
 
-
-def cards(text: str) -> list[str]:
-    return text.split()
+# A one-deal match with a fixed deal (seat 1 deals, so seat 0 plays first);
+# the bot's whole turn, checked against legal_actions (the state and its actions).
+scenario_deal = TABLE.one_deal
+bot_turn = TABLE.bot_turn
 
 
 def view(
@@ -37,64 +38,9 @@ def view(
     stock_count: int = 30,
 ) -> dict[str, Any]:
     """Seat 0's view on its own turn; ``melds`` are (kind, cards) owned by seat 1."""
-    table = [
-        {"id": f"m{i}", "kind": kind, "cards": cards(text), "owner": 1}
-        for i, (kind, text) in enumerate(melds, start=1)
-    ]
-    return {
-        "game": "traditional_remi",
-        "phase": "playing",
-        "step": step,
-        "you": 0,
-        "dealer": 1,
-        "turn": 0,
-        "deal": 1,
-        "options": {"deals": 1, "stake": 0},
-        "seats": [
-            {"seat": 0, "hand_count": len(cards(hand)), "score": 0, "melds": []},
-            {"seat": 1, "hand_count": opponent_cards, "score": 0,
-             "melds": [{k: m[k] for k in ("id", "kind", "cards")} for m in table]},
-        ],
-        "hand": cards(hand),
-        "stock_count": stock_count,
-        "discard": cards(discard),
-        "melds": table,
-        "must_not_discard": None,
-        "can_meld": step == "play",
-        "result": None,
-        "results": [],
-        "next_deal_at": None,
-        "winners": None,
-        "pot": 0,
-        "payouts": None,
-    }
-
-
-def normal(action: dict[str, Any] | None) -> dict[str, Any] | None:
-    """An action with a meld's cards sorted, so melds compare whatever their order."""
-    if action is not None and action.get("kind") == "meld":
-        return {**action, "cards": sorted(action["cards"])}
-    return action
-
-
-def scenario_deal(hands: list[str], stock: str, discard: str) -> RummyState:
-    """A one-deal match with a fixed deal; seat 1 deals, so seat 0 plays first."""
-    scenario = {"dealer": 1, "hands": [cards(h) for h in hands], "stock": cards(stock),
-                "discard": cards(discard)}
-    return GAME.setup(GAME.validate_options({**ONE_DEAL, "scenario": scenario}, 2), 2, 1, 0)
-
-
-def bot_turn(state: RummyState) -> tuple[RummyState, list[dict[str, Any]]]:
-    """Lets the bot play the turn seat's whole turn; returns the state and its actions."""
-    seat = state.turn
-    actions = []
-    while state.phase == "playing" and state.turn == seat:
-        action = choose(GAME.view(state, seat))
-        assert action is not None
-        assert normal(action) in [normal(a) for a in GAME.legal_actions(state, seat)]
-        actions.append(action)
-        state, _ = GAME.apply(state, seat, action, 0)
-    return state, actions
+    return seat0_view("traditional_remi", hand, step=step, melds=melds, discard=discard,
+                      stock_count=stock_count, opponent_cards=opponent_cards,
+                      options={"deals": 1, "stake": 0}, pot=0, payouts=None)
 
 
 JUNK = "3S1 6S1 9S1 QS1 2C1 5C1 8C1 AD1 4D1 9D1"
@@ -257,38 +203,22 @@ def test_keeps_three_cards_with_a_live_pair_rather_than_two() -> None:
 # --- whole deals through the rules ----------------------------------------------------
 
 
-def play_deal(seed: int, players: dict[int, str], rng: Rng, count: int = 2) -> RummyState:
+def play_deal(seed: int, players: dict[int, str], rng: Rng) -> RummyState:
     """Plays one seeded deal; ``players`` maps a seat to "bot" or "random"."""
-    state = GAME.setup(ONE_DEAL, count, seed, 0)
-    turns = 0
-    while GAME.to_act(state) and turns < TURN_CAP:
-        seat = GAME.to_act(state)[0]
-        legal = [normal(a) for a in GAME.legal_actions(state, seat)]
-        if players[seat] == "bot":
-            action = choose(GAME.view(state, seat))
-            assert action is not None, f"seed {seed}: the bot passed on its turn"
-            assert normal(action) in legal, f"seed {seed}: {action} is not legal"
-        else:
-            action = choose_random(GAME, state, seat, rng)
-        state, _ = GAME.apply(state, seat, action, 0)
-        turns += action["kind"] == "draw"
-    return state
+    return TABLE.play_deal(seed, players, rng, turn_cap=TURN_CAP)
 
 
 @pytest.mark.parametrize("count", [2, 3, 4])
 def test_bots_against_each_other_play_only_legal_actions_and_finish(count: int) -> None:
     for seed in range(12):
-        state = play_deal(seed, dict.fromkeys(range(count), "bot"), Rng(seed), count)
+        state = play_deal(seed, dict.fromkeys(range(count), "bot"), Rng(seed))
         assert state.phase == "game_over", f"seed {seed}: the deal did not end"
 
 
 def test_bot_beats_the_random_legal_player_by_a_wide_margin() -> None:
     wins = {"bot": 0, "random": 0}
     penalties = {"bot": 0, "random": 0}
-    for seed in range(100):
-        bot_seat = seed % 2
-        players = {bot_seat: "bot", 1 - bot_seat: "random"}
-        state = play_deal(seed, players, Rng(1000 + seed))
+    for players, state in TABLE.against_random(100, turn_cap=TURN_CAP):
         result = state.result
         if result is None or result["winner"] is None:
             continue

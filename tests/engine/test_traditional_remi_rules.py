@@ -16,97 +16,29 @@ import pytest
 
 from engine.bots.traditional_remi import choose
 from engine.cards import is_standard_card, standard_deck
-from engine.errors import BadOptions, GameError, IllegalAction, NotYourTurn
+from engine.errors import BadOptions, NotYourTurn
 from engine.games import find_game
 from engine.games.rummy import RummyState
 from engine.games.traditional_remi import TraditionalRemi, prize_payouts
 from engine.options import validate_room_options
 from engine.rng import Rng
+from tests.engine.rummy_harness import RummyTable, all_cards, cards, discard, lay_off, meld
 
 GAME = TraditionalRemi()
+TABLE = RummyTable(GAME, choose=choose)
 STOCK = {"kind": "draw", "from": "stock"}
 PILE = {"kind": "draw", "from": "discard"}
 
-
-def cards(text: str) -> list[str]:
-    return text.split()
-
-
-def deal(
-    hands: list[str],
-    stock: str = "",
-    discard: str = "",
-    dealer: int | None = None,
-    now: int = 0,
-    **options: Any,
-) -> RummyState:
-    """A match whose first deal is fixed. By default the last seat deals, so seat 0 starts."""
-    players = len(hands)
-    scenario = {
-        "dealer": players - 1 if dealer is None else dealer,
-        "hands": [cards(h) for h in hands],
-        "stock": cards(stock),
-        "discard": cards(discard),
-    }
-    opts = GAME.validate_options({**options, "scenario": scenario}, players)
-    return GAME.setup(opts, players, seed=7, now=now)
-
-
-def _normal(action: Any) -> Any:
-    if isinstance(action, dict) and action.get("kind") == "meld" and isinstance(
-            action.get("cards"), list):
-        return {**action, "cards": sorted(action["cards"])}
-    return action
-
-
-def play(
-    state: RummyState, seat: int, action: dict[str, Any], now: int = 0
-) -> tuple[RummyState, list[dict[str, Any]]]:
-    """Applies a legal action, checking that legal_actions offered it."""
-    new, events = GAME.apply(state, seat, action, now)
-    assert _normal(action) in [_normal(a) for a in GAME.legal_actions(state, seat)]
-    return new, events
-
-
-def refused(
-    state: RummyState, seat: int, action: Any, error: type[GameError] = IllegalAction
-) -> str:
-    """Asserts the action is refused with ``error`` and changes nothing; returns the message."""
-    before = GAME.snapshot(state)
-    with pytest.raises(error) as info:
-        GAME.apply(state, seat, action, 0)
-    assert GAME.snapshot(state) == before
-    assert _normal(action) not in [_normal(a) for a in GAME.legal_actions(state, seat)]
-    return info.value.message
-
-
-def meld(text: str) -> dict[str, Any]:
-    return {"kind": "meld", "cards": cards(text)}
-
-
-def discard(card: str) -> dict[str, Any]:
-    return {"kind": "discard", "card": card}
-
-
-def lay_off(card: str, meld_id: str) -> dict[str, Any]:
-    return {"kind": "lay_off", "card": card, "meld": meld_id}
-
-
-def all_cards(state: RummyState) -> list[str]:
-    found = [c for h in state.hands for c in h] + state.stock + state.discard
-    return found + [c for m in state.melds for c in m.cards]
-
-
-def finish_deal(state: RummyState) -> RummyState:
-    """Plays the current deal to its end with the bot in every seat."""
-    for _ in range(5_000):
-        if state.phase != "playing":
-            return state
-        seat = state.turn
-        action = choose(GAME.view(state, seat))
-        assert action is not None
-        state, _ = GAME.apply(state, seat, action, 0)
-    raise AssertionError("the deal did not end")
+# A match whose first deal is fixed (by default the last seat deals, so seat 0
+# starts); a legal action played, checking that legal_actions offered it; a
+# seat's actions played in turn; an action refused, checking that it changed
+# nothing (returns the message); the current deal played to its end with the
+# bot in every seat.
+deal = TABLE.deal
+play = TABLE.play
+play_turn = TABLE.play_turn
+refused = TABLE.refused
+finish_deal = TABLE.finish_deal
 
 
 # Junk hands: no two cards of one rank, no two of a suit within two ranks.
@@ -232,8 +164,7 @@ def test_tr_3b_the_deal_passes_to_the_next_seat() -> None:
 
 def _stock_ran_out() -> RummyState:
     state = deal([JUNK0, JUNK1], stock="KC1", discard="QC1 JH2 4D2")
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, discard("KC1"))
+    state = play_turn(state, 0, STOCK, discard("KC1"))
     assert state.stock == [] and state.discard == ["QC1", "JH2", "4D2", "KC1"]
     assert state.phase == "playing"
     return state
@@ -362,18 +293,11 @@ LAYOFF_HANDS = ["7S1 8S1 9H1 9D1 9C1 QD1 KD1 AD2 2C2 3D2",
 
 def test_tr_8_any_number_of_melds_and_lay_offs_on_anyones_melds() -> None:
     state = deal(LAYOFF_HANDS, stock="KC1 QC1 9S2", discard="AC2")
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, discard("KC1"))
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, meld("4S1 5S1 6S1"))
-    state, _ = play(state, 1, discard("QC1"))
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("9H1 9D1 9C1"))
-    state, _ = play(state, 0, meld("QD1 KD1 AD2"))
+    state = play_turn(state, 0, STOCK, discard("KC1"))
+    state = play_turn(state, 1, STOCK, meld("4S1 5S1 6S1"), discard("QC1"))
+    state = play_turn(state, 0, STOCK, meld("9H1 9D1 9C1"), meld("QD1 KD1 AD2"))
     assert GAME.view(state, 0)["can_meld"] is True  # no limit on melds a turn
-    state, _ = play(state, 0, lay_off("7S1", "m1"))
-    state, _ = play(state, 0, lay_off("8S1", "m1"))
-    state, _ = play(state, 0, lay_off("9S2", "m2"))
+    state = play_turn(state, 0, lay_off("7S1", "m1"), lay_off("8S1", "m1"), lay_off("9S2", "m2"))
     assert state.melds[0].cards == ("4S1", "5S1", "6S1", "7S1", "8S1")
     assert state.melds[0].owner == 1 and state.melds[1].owner == 0
     assert state.melds[1].cards == ("9H1", "9D1", "9C1", "9S2")
@@ -405,19 +329,14 @@ def test_tr_9_the_card_taken_from_the_pile_may_be_discarded_at_once() -> None:
 
 def _hunt(state: RummyState) -> RummyState:
     """Seat 0 (holding HUNTER) draws KC1 and lays its whole hand down but 5H1."""
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("AH1 2H1 3H1 4H1"))
-    state, _ = play(state, 0, meld("7S1 7D1 7C1"))
-    state, _ = play(state, 0, meld("KS1 KD1 KC1"))
-    state, _ = play(state, 0, discard("5H1"))
+    state = play_turn(state, 0, STOCK, meld("AH1 2H1 3H1 4H1"), meld("7S1 7D1 7C1"),
+                      meld("KS1 KD1 KC1"), discard("5H1"))
     return state
 
 
 def test_tr_10_a_deal_is_won_by_discarding_the_last_card() -> None:
     state = deal([HUNTER, JUNK1], stock="KC1", discard="QC1", deals=2)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("AH1 2H1 3H1 4H1 5H1"))
-    state, _ = play(state, 0, meld("7S1 7D1 7C1"))
+    state = play_turn(state, 0, STOCK, meld("AH1 2H1 3H1 4H1 5H1"), meld("7S1 7D1 7C1"))
     # The kings would leave no card to discard.
     assert "TR-10" in refused(state, 0, meld("KS1 KD1 KC1"))
     assert [a["kind"] for a in GAME.legal_actions(state, 0)] == ["discard"] * 3
@@ -427,10 +346,8 @@ def test_tr_10_a_deal_is_won_by_discarding_the_last_card() -> None:
 
 def test_tr_10_a_lay_off_that_would_leave_no_card_is_refused() -> None:
     state = deal([HUNTER, JUNK1], stock="KC1", discard="QC1", deals=2)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("AH1 2H1 3H1 4H1"))
-    state, _ = play(state, 0, meld("7S1 7D1 7C1"))
-    state, _ = play(state, 0, meld("KS1 KD1 KC1"))
+    state = play_turn(state, 0, STOCK, meld("AH1 2H1 3H1 4H1"), meld("7S1 7D1 7C1"),
+                      meld("KS1 KD1 KC1"))
     assert state.hands[0] == ["5H1"]
     assert "no card to discard" in refused(state, 0, lay_off("5H1", "m1"))
     assert GAME.legal_actions(state, 0) == [discard("5H1")]
@@ -445,17 +362,11 @@ def test_tr_10_a_lay_off_that_would_leave_no_card_is_refused() -> None:
 def test_tr_11_gradual_win_penalises_every_other_player_by_their_hand() -> None:
     hand2 = "2H2 3H2 4H2 5S2 TC1 JC1 QC1 9S2 6D2 8D2"
     state = deal([HUNTER, JUNK1, hand2], stock="9C2 QS2 JD1 KC1", discard="3C2", deals=2)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("7S1 7D1 7C1"))  # laid down in an earlier turn
-    state, _ = play(state, 0, discard("9C2"))
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, discard("QS2"))
-    state, _ = play(state, 2, STOCK)
-    state, _ = play(state, 2, meld("2H2 3H2 4H2"))
-    state, _ = play(state, 2, discard("JD1"))
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("AH1 2H1 3H1 4H1"))
-    state, _ = play(state, 0, meld("KS1 KD1 KC1"))
+    # The sevens are laid down in an earlier turn.
+    state = play_turn(state, 0, STOCK, meld("7S1 7D1 7C1"), discard("9C2"))
+    state = play_turn(state, 1, STOCK, discard("QS2"))
+    state = play_turn(state, 2, STOCK, meld("2H2 3H2 4H2"), discard("JD1"))
+    state = play_turn(state, 0, STOCK, meld("AH1 2H1 3H1 4H1"), meld("KS1 KD1 KC1"))
     state, events = play(state, 0, discard("5H1"))
     assert state.result is not None
     values = [0, 67, 5 + 10 + 10 + 10 + 9 + 6 + 8]
@@ -479,15 +390,11 @@ def test_tr_12_a_lay_off_in_an_earlier_turn_spoils_the_hunt() -> None:
     hands = ["7S2 AH1 2H1 3H1 4H1 5H1 6H1 KS1 KD1 8D2", OPPONENT]
     state = deal(hands, stock="KC2 QC1 JC1 8H1 KC1", discard="AC2", deals=2)
     state = _opponent_melds_spades(state)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, lay_off("7S2", "m1"))  # only a lay-off, no meld
-    state, _ = play(state, 0, discard("JC1"))
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, discard("8H1"))
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, meld("AH1 2H1 3H1 4H1 5H1 6H1"))
-    state, _ = play(state, 0, meld("KS1 KD1 KC1"))
-    state, _ = play(state, 0, discard("8D2"))
+    # Only a lay-off, no meld:
+    state = play_turn(state, 0, STOCK, lay_off("7S2", "m1"), discard("JC1"))
+    state = play_turn(state, 1, STOCK, discard("8H1"))
+    state = play_turn(state, 0, STOCK, meld("AH1 2H1 3H1 4H1 5H1 6H1"), meld("KS1 KD1 KC1"),
+                      discard("8D2"))
     assert state.result is not None and state.result["winner"] == 0
     assert state.result["hunt"] is False
     assert state.result["penalties"] == [0, OPPONENT_LEFT]
@@ -497,12 +404,8 @@ def test_tr_12_laying_off_on_others_melds_in_the_winning_turn_is_still_a_hunt() 
     hands = ["7S2 8S2 AH1 2H1 3H1 4H1 5H1 KS1 KD1 9D2", OPPONENT]
     state = deal(hands, stock="KC2 QC1 KC1", discard="AC2", deals=2)
     state = _opponent_melds_spades(state)
-    state, _ = play(state, 0, STOCK)
-    state, _ = play(state, 0, lay_off("7S2", "m1"))
-    state, _ = play(state, 0, lay_off("8S2", "m1"))
-    state, _ = play(state, 0, meld("AH1 2H1 3H1 4H1 5H1"))
-    state, _ = play(state, 0, meld("KS1 KD1 KC1"))
-    state, _ = play(state, 0, discard("9D2"))
+    state = play_turn(state, 0, STOCK, lay_off("7S2", "m1"), lay_off("8S2", "m1"),
+                      meld("AH1 2H1 3H1 4H1 5H1"), meld("KS1 KD1 KC1"), discard("9D2"))
     assert state.result is not None and state.result["hunt"] is True
     assert state.result["penalties"] == [0, OPPONENT_LEFT + 25]
 
@@ -516,8 +419,7 @@ def _opponent_melds_spades(state: RummyState) -> RummyState:
     """Seat 0 draws and throws the stock's top card, seat 1 melds its spades."""
     state, _ = play(state, 0, STOCK)
     state, _ = play(state, 0, discard(state.hands[0][-1]))
-    state, _ = play(state, 1, STOCK)
-    state, _ = play(state, 1, meld("4S1 5S1 6S1"))
+    state = play_turn(state, 1, STOCK, meld("4S1 5S1 6S1"))
     state, _ = play(state, 1, discard(state.hands[1][-1]))
     return state
 
