@@ -49,7 +49,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Response
-from fastapi.responses import HTMLResponse
+from fastapi.responses import RedirectResponse
 from sqlalchemy.exc import IntegrityError
 
 from app.api import ApiError, CurrentPlayer, Registry, authenticate, get_settings, get_store
@@ -73,7 +73,8 @@ DAILY_GAMES: dict[str, tuple[int, dict[str, Any]]] = {
     "basic_rummy": (4, {"deals": 3}),
     "indonesian_remi": (4, {}),
     "traditional_remi": (4, {}),
-    "remmi_demmi": (4, {}),
+    # Three lightning rounds: a daily game that fits a coffee break.
+    "remmi_demmi": (4, {"rounds": 3, "speed": "lightning"}),
 }
 DEFAULT_SEATS = 4
 DAILY_BOT_DELAY_MS = 600
@@ -345,8 +346,11 @@ def _room_answer(summary: dict[str, Any], day: dt.date, *, ranked: bool, resumed
 
 def _seed_facts(game: str, day: dt.date, now: dt.date, secret: str) -> dict[str, Any]:
     seed = day_seed(secret, game, day)
+    over = day_is_over(day, now)
+    # The seed is a 63-bit number; ``seed_text`` carries it exactly to
+    # JavaScript, whose numbers hold 53 bits.
     return {"date": day.isoformat(), "seed_hash": seed_hash(game, day, seed),
-            "seed": seed if day_is_over(day, now) else None}
+            "seed": seed if over else None, "seed_text": str(seed) if over else None}
 
 
 @router.get("/api/daily/{game}")
@@ -427,96 +431,8 @@ async def player_stats(player_id: str, store: StoreDep,
 
 
 @router.get("/leaderboard", include_in_schema=False)
-async def leaderboard_page() -> HTMLResponse:
-    return HTMLResponse(LEADERBOARD_PAGE)
-
-
-LEADERBOARD_PAGE = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Kartu: daily leaderboards</title>
-<style>
-  body { font-family: system-ui, sans-serif; margin: 0; background: #0c2417; color: #1d1d1f; }
-  main { max-width: 720px; margin: 24px auto; background: #fbfaf6; border-radius: 14px;
-         padding: 20px 24px; }
-  h1 { margin-top: 0; font-size: 1.4rem; }
-  form { display: flex; gap: 12px; flex-wrap: wrap; align-items: end; margin-bottom: 16px; }
-  label { display: flex; flex-direction: column; font-size: .85rem; color: #6b7280; }
-  table { width: 100%; border-collapse: collapse; }
-  th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #e6e2d6; }
-  td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-  tr.you td { background: #f2c94c; font-weight: 600; }
-  .muted { color: #6b7280; font-size: .85rem; word-break: break-all; }
-  a { color: #1d6a3d; }
-</style>
-</head>
-<body>
-<main>
-  <h1>Daily deal leaderboards</h1>
-  <form id="pick">
-    <label>Game <select id="game" data-testid="board-game"></select></label>
-    <label>Day (UTC) <input id="date" type="date" data-testid="board-date"></label>
-  </form>
-  <p id="you" data-testid="board-you"></p>
-  <table>
-    <thead><tr><th class="num">Rank</th><th>Player</th><th class="num">Score</th></tr></thead>
-    <tbody id="rows" data-testid="board-rows"></tbody>
-  </table>
-  <p id="total" class="muted"></p>
-  <p id="seed" class="muted"></p>
-  <p><a href="/">Back to the lobby</a></p>
-</main>
-<script type="module">
-const $ = (id) => document.getElementById(id);
-let identity = null;
-try { identity = JSON.parse(localStorage.getItem('kartu.identity') || 'null'); } catch {}
-const headers = identity && identity.token ? { Authorization: `Bearer ${identity.token}` } : {};
-const params = new URLSearchParams(location.search);
-$('date').value = params.get('date') || new Date().toISOString().slice(0, 10);
-
-function cell(row, text, cls) {
-  const td = row.insertCell();
-  td.textContent = text;
-  if (cls) td.className = cls;
-}
-
-async function show() {
-  const game = $('game').value;
-  const date = $('date').value;
-  history.replaceState(null, '', `?game=${encodeURIComponent(game)}&date=${date}`);
-  const q = `date=${date}`;
-  const [board, daily] = await Promise.all([
-    fetch(`/api/leaderboard/${game}?${q}&limit=50`, { headers }).then((r) => r.json()),
-    fetch(`/api/daily/${game}?${q}`).then((r) => r.json()),
-  ]);
-  const rows = $('rows');
-  rows.replaceChildren();
-  for (const line of board.entries || []) {
-    const row = rows.insertRow();
-    if (identity && line.player_id === identity.player_id) row.className = 'you';
-    cell(row, line.rank, 'num');
-    cell(row, line.name);
-    cell(row, line.score, 'num');
-  }
-  const you = board.you;
-  $('you').textContent = !you ? '' : you.rank
-    ? `You: rank ${you.rank} of ${board.total}, score ${you.score}`
-    : `You: ${you.status}`;
-  $('total').textContent = `${board.total} ranked game(s); ${board.ranking} score wins.`;
-  $('seed').textContent = daily.seed === null
-    ? `Seed hash (the seed is revealed after the day): ${daily.seed_hash}`
-    : `Seed ${daily.seed}, hash ${daily.seed_hash}`;
-}
-
-const games = await fetch('/api/games').then((r) => r.json());
-for (const g of games) $('game').add(new Option(g.title, g.game));
-if (params.get('game')) $('game').value = params.get('game');
-$('game').addEventListener('change', show);
-$('date').addEventListener('change', show);
-show();
-</script>
-</body>
-</html>
-"""
+async def leaderboard_page(request: Request) -> RedirectResponse:
+    """The leaderboards live in the client's daily page; old links land there."""
+    query = "&".join(f"{k}={v}" for k, v in request.query_params.items()
+                     if k in ("game", "date", "limit"))
+    return RedirectResponse(f"/?daily{'&' + query if query else ''}", status_code=307)

@@ -695,6 +695,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
     if shape == "idle" and args.connections:
         rooms = math.ceil(args.connections / (4 + spectators))
     rate = args.rate if args.rate is not None else (40.0 if args.quick else 2400.0)
+    if shape == "realtime" and rate <= 0:
+        raise SystemExit("--rate must be above 0 for the realtime shape (traders offer on a beat)")
     duration = min(args.duration if not args.quick else min(args.duration, 3.0), HARD_CAP_S)
     if shape == "idle" and args.quick:
         duration = min(duration, 1.0)

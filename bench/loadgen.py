@@ -40,7 +40,7 @@ import itertools
 import random
 import time
 from collections import Counter
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -824,7 +824,3 @@ class LoadGenerator:
         if self.shape == "turn":
             room.kick()
 
-
-def all_clients(gen: LoadGenerator) -> Iterable[Client]:
-    for room in gen.rooms:
-        yield from room.clients

@@ -40,9 +40,8 @@ from functools import lru_cache
 from engine.bots.rummy_common import (
     TableMeld,
     is_near_meld,
-    on_turn,
     rank_discards,
-    table_melds,
+    read_turn,
 )
 from engine.cards import pip_value, sort_key
 from engine.game import Action, View
@@ -53,16 +52,13 @@ Hand = frozenset[str]
 
 def choose(view: View) -> Action | None:
     """The next action for the viewer's seat, or None when it is not this seat's turn."""
-    if not on_turn(view):
+    turn = read_turn(view)
+    if turn is None:
         return None
-    hand: list[str] = list(view["hand"])
-    table = table_melds(view)
-    discard: list[str] = list(view["discard"])
-    if view.get("step") == "draw":
-        return _draw(hand, table, discard)
-    seen = set(discard).union(*(cards for _, _, cards in table))
-    return _play(hand, table, view.get("must_not_discard"), bool(view.get("can_meld")), seen,
-                 stock_empty=view.get("stock_count") == 0)
+    if turn.drawing:
+        return _draw(turn.hand, turn.table, turn.discard)
+    return _play(turn.hand, turn.table, view.get("must_not_discard"), bool(view.get("can_meld")),
+                 set(turn.seen), stock_empty=view.get("stock_count") == 0)
 
 
 # --- hand analysis --------------------------------------------------------------

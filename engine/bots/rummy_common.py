@@ -17,6 +17,7 @@ Every function is pure, like the bots.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import SUITS, rank_of, sort_key, suit_of
@@ -32,9 +33,27 @@ def on_turn(view: View) -> bool:
     return bool(view.get("phase") == "playing" and view.get("turn") == view.get("you"))
 
 
-def table_melds(view: View) -> list[TableMeld]:
-    """The melds on the table, in the view's order."""
-    return [(m["id"], m["kind"], tuple(m["cards"])) for m in view["melds"]]
+@dataclass(frozen=True)
+class Turn:
+    """What a bot reads from its own view on its turn."""
+
+    hand: list[str]
+    table: list[TableMeld]
+    discard: list[str]  # the pile, bottom to top
+    drawing: bool  # the turn's draw is still to come
+
+    @property
+    def seen(self) -> list[str]:
+        """The cards face up: the pile, then the table melds'."""
+        return self.discard + [c for _, _, cards in self.table for c in cards]
+
+
+def read_turn(view: View) -> Turn | None:
+    """The viewer's turn, or None when it is not this seat's turn of a deal in play."""
+    if not on_turn(view):
+        return None
+    table = [(m["id"], m["kind"], tuple(m["cards"])) for m in view["melds"]]
+    return Turn(list(view["hand"]), table, list(view["discard"]), view.get("step") == "draw")
 
 
 def run_gaps(first: str, second: str, sequences: Sequence[str]) -> list[str]:

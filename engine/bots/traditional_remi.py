@@ -61,9 +61,8 @@ from engine.bots.rummy_common import (
     copies_left,
     costliest_first,
     is_near_meld,
-    on_turn,
     rank_discards,
-    table_melds,
+    read_turn,
 )
 from engine.cards import RANKS, SUITS, rank_of, sort_key, suit_of
 from engine.game import Action, View
@@ -79,17 +78,14 @@ Hand = frozenset[str]
 
 def choose(view: View) -> Action | None:
     """The next action for the viewer's seat, or None when it is not this seat's turn."""
-    if not on_turn(view):
+    turn = read_turn(view)
+    if turn is None:
         return None
-    hand: list[str] = list(view["hand"])
-    table = table_melds(view)
-    discard: list[str] = list(view["discard"])
-    planner = _Planner(hand, table)
-    if view.get("step") == "draw":
-        return _draw(hand, table, discard, planner)
-    seen = list(discard) + [c for _, _, cards in table for c in cards]
+    planner = _Planner(turn.hand, turn.table)
+    if turn.drawing:
+        return _draw(turn.hand, turn.table, turn.discard, planner)
     others = [s["hand_count"] for s in view["seats"] if s["seat"] != view.get("you")]
-    return _play(planner, frozenset(hand), table, seen,
+    return _play(planner, frozenset(turn.hand), turn.table, turn.seen,
                  danger=min(others, default=99) <= DANGER_CARDS)
 
 

@@ -18,10 +18,10 @@ const OPTION_INFO = {
   hand_melds_count: { label: 'Melds in hand count at the end' },
   stake: { label: 'Stake', min: 0 },
   speed: { label: 'Speed', choices: ['snail', 'lightning'] },
-  timer_s: { label: 'Timer', unit: 's', min: 1 },
+  timer_s: { label: 'Timer', unit: 's', min: 10, max: 600, hint: 'empty = by speed' },
   frantic: { label: 'Frantic mode' },
-  return_window_s: { label: 'Return window', unit: 's', min: 0 },
-  rounds: { label: 'Rounds', min: 1 },
+  return_window_s: { label: 'Return window', unit: 's', min: 1, max: 60 },
+  rounds: { label: 'Rounds', min: 1, max: 20 },
   round_pause_ms: { label: 'Pause between rounds', unit: 'ms', min: 0, max: 60000, step: 500 },
 };
 // Never offered in the form: set by tests and the daily mode.

@@ -140,6 +140,7 @@ export class CardDrag {
     const rect = p.el.getBoundingClientRect();
     const ghost = p.el.cloneNode(true);
     ghost.removeAttribute('data-testid');
+    ghost.removeAttribute('data-card');
     ghost.classList.add('drag-ghost');
     ghost.classList.remove('is-selected');
     ghost.style.width = `${rect.width}px`;

@@ -27,17 +27,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hypothesis import event
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from engine.bots.random_legal import choose_random
 from engine.cards import is_standard_card
-from engine.errors import GameError, IllegalAction
+from engine.errors import GameError, IllegalAction, NotYourTurn
 from engine.game import Action, Outcome, View
 from engine.games.rummy import RummyGame, RummyState
 from engine.rng import Rng
 
 ONE_DEAL = {"deals": 1, "deal_pause_ms": 0}
+STOCK = {"kind": "draw", "from": "stock"}
+PILE = {"kind": "draw", "from": "discard"}
 
 Normal = Callable[[Any], Any]
 Bot = Callable[[View], Action | None]
@@ -145,6 +147,22 @@ class RummyTable:
             state, _ = self.play(state, seat, action, now)
         return state
 
+    def turn_order(self, state: RummyState, turns: int, draw: dict[str, Any]) -> list[int]:
+        """The seats that play ``turns`` turns, each a ``draw`` and the drawn card's discard.
+
+        Checks on the way that every other seat is refused as not on turn.
+        """
+        order = []
+        for _ in range(turns):
+            seat = state.turn
+            order.append(seat)
+            for other in range(state.players):
+                if other != seat:
+                    self.refused(state, other, draw, NotYourTurn)
+            state, _ = self.play(state, seat, draw)
+            state, _ = self.play(state, seat, discard(state.hands[seat][-1]))
+        return order
+
     def refused(self, state: RummyState, seat: int, action: Any,
                 error: type[GameError] = IllegalAction) -> str:
         """Checks that ``action`` is refused with ``error``, changes nothing and is not offered.
@@ -232,11 +250,12 @@ class RummyTable:
             yield players, self.play_deal(seed, players, Rng(1000 + seed), turn_cap=turn_cap)
 
 
-def seat0_view(game: str, hand: str, *, step: str, melds: Sequence[tuple[str, str]],
-               discard: str, stock_count: int, opponent_cards: int, options: dict[str, Any],
+def seat0_view(game: str, hand: str, *, step: str = "play",
+               melds: Sequence[tuple[str, str]] = (), discard: str = "", stock_count: int = 20,
+               opponent_cards: int = 10, options: dict[str, Any] | None = None,
                must: str | None = None, can_meld: bool = True,
                **extra: Any) -> dict[str, Any]:
-    """Seat 0's view on its own turn of a two-seat deal (seat 1 deals).
+    """Seat 0's view on its own turn of a two-seat deal (seat 1 deals), as ``game`` builds it.
 
     ``melds`` are (kind, cards) owned by seat 1; ``extra`` adds the game's
     own view keys.
@@ -253,7 +272,7 @@ def seat0_view(game: str, hand: str, *, step: str, melds: Sequence[tuple[str, st
         "dealer": 1,
         "turn": 0,
         "deal": 1,
-        "options": options,
+        "options": dict(options or {}),
         "seats": [
             {"seat": 0, "hand_count": len(cards(hand)), "score": 0, "melds": []},
             {"seat": 1, "hand_count": opponent_cards, "score": 0,
@@ -319,6 +338,7 @@ class Match:
 
 
 GameArgs = tuple[dict[str, Any], int, int]  # options, player count, seed
+TestFunction = Callable[..., None]
 
 
 class RummyChecks:
@@ -553,6 +573,35 @@ class RummyChecks:
         second = self.game.setup(opts, players, seed, 0)
         assert first == second
         assert self.all_views(first) == self.all_views(second)
+
+    # -- the tests every game runs, for a test module to bind to its test names --
+
+    def random_games_test(self, runs: settings, steps: int) -> TestFunction:
+        """Random matches of up to ``steps`` steps, everything checked after each step."""
+        @runs
+        @given(game=self.matches(), data=st.data())
+        def random_game(game: GameArgs, data: st.DataObject) -> None:
+            self.play(self.new_match(*game), data, steps)
+
+        return random_game
+
+    def replay_test(self, runs: settings, steps: int) -> TestFunction:
+        """Random matches of up to ``steps`` steps, replayed from their log."""
+        @runs
+        @given(game=self.matches(), data=st.data())
+        def replayed_game(game: GameArgs, data: st.DataObject) -> None:
+            self.check_replay(game, data, steps)
+
+        return replayed_game
+
+    def same_seed_test(self) -> TestFunction:
+        """Deals set up twice from one seed, for every player count (:meth:`check_same_seed`)."""
+        @settings(max_examples=25, deadline=None)
+        @given(seed=st.integers(0, 2**63 - 1), players=st.integers(*self.players))
+        def same_seed_deal(seed: int, players: int) -> None:
+            self.check_same_seed(seed, players)
+
+        return same_seed_deal
 
 
 def pick_legal(actions: list[dict[str, Any]], data: st.DataObject) -> dict[str, Any]:

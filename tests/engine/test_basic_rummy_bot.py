@@ -7,8 +7,7 @@ Positions are views as :meth:`BasicRummy.view` builds them for the bot's seat
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import Any
+from functools import partial
 
 import pytest
 
@@ -17,7 +16,15 @@ from engine.bots.random_legal import choose_random
 from engine.games.basic_rummy import BasicRummy
 from engine.games.rummy import RummyState
 from engine.rng import Rng
-from tests.engine.rummy_harness import ONE_DEAL, RummyTable, cards, seat0_view
+from tests.engine.rummy_harness import (
+    ONE_DEAL,
+    STOCK,
+    RummyTable,
+    cards,
+    discard,
+    meld,
+    seat0_view,
+)
 from tests.engine.rummy_harness import normal_meld as normal
 
 GAME = BasicRummy()
@@ -30,20 +37,10 @@ scenario_deal = TABLE.one_deal
 bot_turn = TABLE.bot_turn
 
 
-def view(
-    hand: str,
-    *,
-    step: str = "play",
-    melds: Sequence[tuple[str, str]] = (),
-    discard: str = "KC",
-    must: str | None = None,
-    can_meld: bool = True,
-    stock_count: int = 20,
-) -> dict[str, Any]:
-    """Seat 0's view on its own turn; ``melds`` are (kind, cards) owned by seat 1."""
-    return seat0_view("basic_rummy", hand, step=step, melds=melds, discard=discard,
-                      stock_count=stock_count, opponent_cards=7,
-                      options={"deals": 1, "target": None}, must=must, can_meld=can_meld)
+# Seat 0's view on its own turn: view(hand, step=, melds=, discard=, must=, can_meld=,
+# stock_count=); ``melds`` are (kind, cards) owned by seat 1.
+view = partial(seat0_view, "basic_rummy", discard="KC", stock_count=20, opponent_cards=7,
+               options={"deals": 1, "target": None})
 
 
 # --- when to act ----------------------------------------------------------------------
@@ -133,11 +130,8 @@ def test_lays_off_on_an_opponents_meld_in_a_real_deal() -> None:
         ["7S 3D 9C KH 2H 5D 8D JD QC AC", "4S 5S 6S 3H 3S 3C 8C 8H TS JS"],
         stock="KD QD JH", discard="2C",
     )
-    state, _ = GAME.apply(state, 0, {"kind": "draw", "from": "stock"}, 0)
-    state, _ = GAME.apply(state, 0, {"kind": "discard", "card": "KD"}, 0)
-    state, _ = GAME.apply(state, 1, {"kind": "draw", "from": "stock"}, 0)
-    state, _ = GAME.apply(state, 1, {"kind": "meld", "cards": ["4S", "5S", "6S"]}, 0)
-    state, _ = GAME.apply(state, 1, {"kind": "discard", "card": "QD"}, 0)
+    state = TABLE.play_turn(state, 0, STOCK, discard("KD"))
+    state = TABLE.play_turn(state, 1, STOCK, meld("4S 5S 6S"), discard("QD"))
     state, actions = bot_turn(state)
     assert {"kind": "lay_off", "card": "7S", "meld": "m1"} in actions
     assert state.melds[0].cards == ("4S", "5S", "6S", "7S")

@@ -17,21 +17,21 @@ from engine.cards import is_standard_card, standard_deck
 from engine.errors import BadOptions, NotYourTurn
 from engine.games.basic_rummy import HAND_SIZES, BasicRummy, BasicRummyState
 from engine.rng import Rng
-from tests.engine.rummy_harness import RummyTable, all_cards, cards, discard, lay_off, meld
+from tests.engine.rummy_harness import (
+    PILE,
+    STOCK,
+    RummyTable,
+    all_cards,
+    cards,
+    discard,
+    lay_off,
+    meld,
+)
 
 GAME = BasicRummy()
 TABLE = RummyTable(GAME)
-STOCK = {"kind": "draw", "from": "stock"}
-PILE = {"kind": "draw", "from": "discard"}
 
-# A match whose first deal is fixed (by default the last seat deals, so seat 0
-# starts); a legal action played, checking that legal_actions offered it; a
-# seat's actions played in turn; an action refused, checking that it changed
-# nothing (returns the message).
-deal = TABLE.deal
-play = TABLE.play
-play_turn = TABLE.play_turn
-refused = TABLE.refused
+deal, play, play_turn, refused = TABLE.deal, TABLE.play, TABLE.play_turn, TABLE.refused
 
 
 def greedy(state: BasicRummyState, seat: int, rng: Rng) -> dict[str, Any]:
@@ -327,16 +327,8 @@ def test_br_9_with_more_the_player_after_the_dealer_starts_and_play_goes_clockwi
     hands = ["AS 2S 3S 4S 5S 6S 7S", "AH 2H 3H 4H 5H 6H 7H", "AD 2D 3D 4D 5D 6D 7D",
              "AC 2C 3C 4C 5C 6C 7C"]
     state = deal(hands, stock="8S 8H 8D 8C 9S", discard="KC", dealer=2)
-    order = []
-    for _ in range(5):
-        seat = state.turn
-        order.append(seat)
-        for other in range(4):
-            if other != seat:
-                refused(state, other, STOCK, NotYourTurn)
-        state, _ = play(state, seat, STOCK)
-        state, _ = play(state, seat, discard(state.hands[seat][-1]))
-    assert order == [3, 0, 1, 2, 3]
+    # Every other seat is refused as not on turn (NotYourTurn) before each turn.
+    assert TABLE.turn_order(state, 5, STOCK) == [3, 0, 1, 2, 3]
 
 
 def test_br_10_draw_the_top_of_the_stock() -> None:

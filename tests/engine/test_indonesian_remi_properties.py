@@ -4,18 +4,13 @@ Each example sets up a game (shuffled from a seed, or a random scenario with
 a short stock and a few discards, so that takes and empty stocks come often),
 then plays steps drawn by Hypothesis: a legal action picked by index, the
 bot's action (so that deals also end by closing), or a random (usually
-illegal) action from a random seat. After every step
-(:class:`tests.engine.rummy_harness.RummyChecks`):
-
-- every card is in exactly one place (hands, stock, discard, melds): the 52
-  cards, or the cards a scenario named during its deal;
-- no view (each seat and the spectator) shows a card its viewer may not see;
-  events show only public cards;
-- a refused action raised a GameError and changed nothing, and ``apply``
-  never changed the state it was given;
-- every action ``legal_actions`` offers is accepted, and every accepted
-  action was offered;
-- the state survives a JSON snapshot round trip.
+illegal) action from a random seat. After every step come the checks every
+rummy game keeps (:class:`tests.engine.rummy_harness.RummyChecks`): the 52
+cards (or a scenario's) each in one place, no hidden card in a view or an
+event, refused actions change nothing, offered and accepted actions agree,
+the state survives a JSON snapshot; and Indonesian Remi's own: the takeable
+cards and ``can_close`` in every view, every player keeps a card, each
+deal's points add up.
 
 Then: the same seed and actions give the same game, and
 :func:`engine.melds.best_partition` agrees with a brute force over every
@@ -45,7 +40,6 @@ from engine.melds import (
     is_set,
 )
 from tests.engine.rummy_harness import (
-    GameArgs,
     Match,
     RummyChecks,
     normal_any_order,
@@ -125,22 +119,10 @@ class IndonesianRemiChecks(RummyChecks):
 CHECKS = IndonesianRemiChecks()
 
 
-@SETTINGS
-@given(game=CHECKS.matches(), data=st.data())
-def test_random_games_conserve_cards_and_hide_hands(game: GameArgs, data: st.DataObject) -> None:
-    CHECKS.play(CHECKS.new_match(*game), data, steps=120)
-
-
-@SETTINGS
-@given(game=CHECKS.matches(), data=st.data())
-def test_same_seed_and_actions_give_identical_views(game: GameArgs, data: st.DataObject) -> None:
-    CHECKS.check_replay(game, data, steps=50)
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**63 - 1), players=st.integers(2, 4))
-def test_deals_from_the_same_seed_are_identical(seed: int, players: int) -> None:
-    CHECKS.check_same_seed(seed, players)
+# The checks every rummy game keeps (see the module doc), as this game's tests.
+test_random_games_conserve_cards_and_hide_hands = CHECKS.random_games_test(SETTINGS, steps=120)
+test_same_seed_and_actions_give_identical_views = CHECKS.replay_test(SETTINGS, steps=50)
+test_deals_from_the_same_seed_are_identical = CHECKS.same_seed_test()
 
 
 # --- the best partition against a brute force -------------------------------------------

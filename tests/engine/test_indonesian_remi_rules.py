@@ -27,12 +27,7 @@ TABLE = RummyTable(GAME, normal=normal)
 DRAW = {"kind": "draw"}
 IDLE = None  # in deal(): a hand that can make no meld and take nothing
 
-# A legal action played, checking that legal_actions offered it; a seat's
-# actions played in turn; an action refused, checking that it changed nothing
-# and is not offered (returns the message).
-play = TABLE.play
-play_turn = TABLE.play_turn
-refused = TABLE.refused
+play, play_turn, refused = TABLE.play, TABLE.play_turn, TABLE.refused
 
 
 def idle_hand(named: set[str]) -> list[str]:

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from engine.bots.remmi_demmi import choose
-from engine.game import Outcome
 from engine.games.remmi_demmi import RemmiDemmi, RemmiDemmiState, deck_for, find_remmi, is_demmi
-from engine.options import validate_room_options
 from engine.replay import replay
-from engine.room import Act, Change, Join, RoomCore, Start
+from engine.room import Act, Join, RoomCore, Start
+from tests.engine import room_harness
+from tests.engine.room_harness import Collect, run_until
 
 GAME = RemmiDemmi()
 
@@ -28,39 +28,8 @@ def five_hands() -> list[list[str]]:
     return hands
 
 
-class Collect:
-    def __init__(self) -> None:
-        self.changes: list[Change] = []
-        self.outcomes: list[Outcome] = []
-
-    def changed(self, room: RoomCore, change: Change) -> None:
-        self.changes.append(change)
-
-    def finished(self, room: RoomCore, outcome: Outcome) -> None:
-        self.outcomes.append(outcome)
-
-    def events(self, kind: str) -> list[dict[str, Any]]:
-        return [e for c in self.changes for e in c.events if e["kind"] == kind]
-
-
 def make_room(seats: int, **options: Any) -> tuple[RoomCore, Collect]:
-    sink = Collect()
-    opts = validate_room_options(GAME, options, seats)
-    room = RoomCore(room_id="rd", game=GAME, options=opts, seat_count=seats, owner_id="ana",
-                    seed=21, sink=sink, created_at=0)
-    return room, sink
-
-
-def run_until(room: RoomCore, done: Any, now: int, limit: int = 20_000) -> int:
-    """Ticks the room at each wake-up until ``done()``; returns the time reached."""
-    for _ in range(limit):
-        if done() or room.status != "playing":
-            break
-        wakeup = room.next_wakeup()
-        assert wakeup is not None, "the room went to sleep"
-        now = max(now, wakeup)
-        room.tick(now)
-    return now
+    return room_harness.make_room(GAME, seats, room_id="rd", seed=21, **options)
 
 
 @pytest.mark.parametrize("seats", [4, 9])

@@ -7,34 +7,19 @@ from typing import Any
 
 import pytest
 
-from engine.game import Outcome
 from engine.games import find_game
-from engine.options import validate_room_options
 from engine.replay import replay
-from engine.room import Act, AddBot, Change, Join, Leave, RoomCore, RoomError, Snapshot, Start
+from engine.room import Act, AddBot, Join, Leave, RoomCore, RoomError, Snapshot, Start
+from tests.engine import room_harness
+from tests.engine.room_harness import Collect, run_until
 
 GAME = find_game("basic_rummy")
 assert GAME is not None
 
 
-class Collect:
-    def __init__(self) -> None:
-        self.changes: list[Change] = []
-        self.outcomes: list[Outcome] = []
-
-    def changed(self, room: RoomCore, change: Change) -> None:
-        self.changes.append(change)
-
-    def finished(self, room: RoomCore, outcome: Outcome) -> None:
-        self.outcomes.append(outcome)
-
-
 def make_room(seats: int = 2, **options: Any) -> tuple[RoomCore, Collect]:
-    sink = Collect()
-    opts = validate_room_options(GAME, {"bot_delay_ms": 100, **options}, seats)
-    room = RoomCore(room_id="r1", game=GAME, options=opts, seat_count=seats, owner_id="ana",
-                    seed=7, sink=sink, created_at=0)
-    return room, sink
+    return room_harness.make_room(GAME, seats, room_id="r1", seed=7,
+                                  **{"bot_delay_ms": 100, **options})
 
 
 def test_players_take_free_seats_and_get_them_back_on_reconnect() -> None:
@@ -136,10 +121,7 @@ def test_turn_clock_hands_an_absent_players_turn_to_a_bot_until_they_act() -> No
     room.handle(Join("ana", "Ana", "player"), 0)
     room.handle(AddBot("ana"), 0)
     room.handle(Start("ana"), 0)
-    now = 0
-    while room.state.turn != 0:  # the bot plays until it is Ana's turn
-        now = room.next_wakeup() or now
-        room.tick(now)
+    now = run_until(room, lambda: room.state.turn == 0, 0)  # the bot plays until Ana's turn
     started = now
     assert room.turn_deadline == started + 60_000
     view = room.view_for(0, now)
@@ -148,14 +130,9 @@ def test_turn_clock_hands_an_absent_players_turn_to_a_bot_until_they_act() -> No
     assert not room.seats[0].away
     room.tick(started + 60_000)
     assert room.seats[0].away
-    now = started + 60_000
-    while room.state.turn == 0:
-        now = room.next_wakeup() or now
-        room.tick(now)
+    now = run_until(room, lambda: room.state.turn != 0, started + 60_000)
     assert all(e.get("bot") for e in room.action_log if e.get("seat") == 0 and e["at"] >= now - 1)
-    while room.state.turn != 0 or room.state.step != "draw":
-        now = room.next_wakeup() or now
-        room.tick(now)
+    now = run_until(room, lambda: room.state.turn == 0 and room.state.step == "draw", now)
     room.handle(Act("ana", 0, {"kind": "draw", "from": "stock"}), now)
     assert not room.seats[0].away
 
@@ -163,11 +140,7 @@ def test_turn_clock_hands_an_absent_players_turn_to_a_bot_until_they_act() -> No
 def test_a_table_of_bots_plays_a_match_to_the_end_and_the_log_replays_it() -> None:
     room, sink = make_room(3, fill_bots=True, bot_delay_ms=0, deals=2, deal_pause_ms=0)
     room.handle(Start("ana"), 5)
-    now, steps = 5, 0
-    while room.status == "playing" and steps < 5000:
-        now = max(now, room.next_wakeup() or now)
-        room.tick(now)
-        steps += 1
+    run_until(room, lambda: False, 5, limit=5000)
     assert room.status == "finished"
     assert len(sink.outcomes) == 1
     final = replay(room.replay_record())
@@ -199,10 +172,7 @@ def test_a_room_snapshot_restores_the_same_room_and_game() -> None:
     room.handle(Join(None, None, "spectator", conn="p2:7"), 1)
     room.handle(AddBot("ana", command_id="b"), 1)
     room.handle(Start("ana"), 10)
-    now = 10
-    while room.state.turn != 0:
-        now = room.next_wakeup() or now
-        room.tick(now)
+    now = run_until(room, lambda: room.state.turn == 0, 10)
     data = json.loads(json.dumps(room.to_snapshot()))  # survives JSON
     copy = RoomCore.from_snapshot(data, GAME, sink, list(room.action_log))
     assert copy.view_for(0, now) == room.view_for(0, now)

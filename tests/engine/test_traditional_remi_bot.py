@@ -7,8 +7,7 @@ seat (seat 0, on turn). Hands are written as space-separated card ids.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import Any
+from functools import partial
 
 import pytest
 
@@ -16,7 +15,7 @@ from engine.bots.traditional_remi import choose
 from engine.games.rummy import RummyState
 from engine.games.traditional_remi import TraditionalRemi
 from engine.rng import Rng
-from tests.engine.rummy_harness import RummyTable, seat0_view
+from tests.engine.rummy_harness import STOCK, RummyTable, discard, meld, seat0_view
 
 GAME = TraditionalRemi()
 TABLE = RummyTable(GAME, choose=choose)
@@ -28,19 +27,10 @@ scenario_deal = TABLE.one_deal
 bot_turn = TABLE.bot_turn
 
 
-def view(
-    hand: str,
-    *,
-    step: str = "play",
-    melds: Sequence[tuple[str, str]] = (),
-    discard: str = "KC2",
-    opponent_cards: int = 10,
-    stock_count: int = 30,
-) -> dict[str, Any]:
-    """Seat 0's view on its own turn; ``melds`` are (kind, cards) owned by seat 1."""
-    return seat0_view("traditional_remi", hand, step=step, melds=melds, discard=discard,
-                      stock_count=stock_count, opponent_cards=opponent_cards,
-                      options={"deals": 1, "stake": 0}, pot=0, payouts=None)
+# Seat 0's view on its own turn: view(hand, step=, melds=, discard=, opponent_cards=,
+# stock_count=); ``melds`` are (kind, cards) owned by seat 1.
+view = partial(seat0_view, "traditional_remi", discard="KC2", stock_count=30,
+               opponent_cards=10, options={"deals": 1, "stake": 0}, pot=0, payouts=None)
 
 
 JUNK = "3S1 6S1 9S1 QS1 2C1 5C1 8C1 AD1 4D1 9D1"
@@ -144,13 +134,9 @@ def test_lays_off_on_an_opponents_meld_in_a_real_deal() -> None:
         ["7S1 3D1 9C1 KH1 2H1 5D1 8D1 JD1 QC1 AC1", "4S1 5S1 6S1 3H1 3S1 3C1 8C2 8H2 8S2 JS1"],
         stock="KD1 QD1 JH1", discard="2C1",
     )
-    state, _ = GAME.apply(state, 0, {"kind": "draw", "from": "stock"}, 0)
-    state, _ = GAME.apply(state, 0, {"kind": "discard", "card": "KD1"}, 0)
-    state, _ = GAME.apply(state, 1, {"kind": "draw", "from": "stock"}, 0)
-    state, _ = GAME.apply(state, 1, {"kind": "meld", "cards": ["4S1", "5S1", "6S1"]}, 0)
-    state, _ = GAME.apply(state, 1, {"kind": "meld", "cards": ["3H1", "3S1", "3C1"]}, 0)
-    state, _ = GAME.apply(state, 1, {"kind": "meld", "cards": ["8C2", "8H2", "8S2"]}, 0)
-    state, _ = GAME.apply(state, 1, {"kind": "discard", "card": "QD1"}, 0)
+    state = TABLE.play_turn(state, 0, STOCK, discard("KD1"))
+    state = TABLE.play_turn(state, 1, STOCK, meld("4S1 5S1 6S1"), meld("3H1 3S1 3C1"),
+                            meld("8C2 8H2 8S2"), discard("QD1"))
     # Seat 1 has one card left: the bot stops hunting and sheds what it can.
     state, actions = bot_turn(state)
     assert {"kind": "lay_off", "card": "7S1", "meld": "m1"} in actions

@@ -4,19 +4,14 @@ Each example sets up a match (shuffled from a seed, or a random scenario with
 a short stock so that the pile is reshuffled into a new stock often), then
 plays steps drawn by Hypothesis: a legal action picked by index, the bot's
 action (so that deals also reach their end), or sometimes a random (usually
-illegal) action from a random seat. After every step
-(:class:`tests.engine.rummy_harness.RummyChecks`):
-
-- every card is in exactly one place (hands, stock, discard, melds): the 104
-  cards, or the cards a scenario named during its deal;
-- no view (each seat and the spectator) shows a card its viewer may not see;
-  events show only public cards;
-- a refused action raised a GameError and changed nothing, and ``apply``
-  never changed the state it was given;
-- every action ``legal_actions`` offers is accepted, every accepted action
-  was offered, and none leaves a player without a card to discard (TR-10);
-- the state survives a JSON snapshot round trip;
-- the same seed and actions give the same states (the reshuffles included).
+illegal) action from a random seat. After every step come the checks every
+rummy game keeps (:class:`tests.engine.rummy_harness.RummyChecks`): the 104
+cards (or a scenario's) each in one place, no hidden card in a view or an
+event, refused actions change nothing, offered and accepted actions agree,
+the state survives a JSON snapshot; and Traditional Remi's own: no meld or
+lay-off leaves a player without a card to discard (TR-10), the pot and the
+payouts in every view (TR-14). The same seed and actions give the same
+states (the reshuffles included).
 """
 
 from __future__ import annotations
@@ -31,7 +26,7 @@ from engine.cards import standard_deck
 from engine.game import View
 from engine.games.rummy import RummyState
 from engine.games.traditional_remi import TraditionalRemi, prize_payouts
-from tests.engine.rummy_harness import GameArgs, RummyChecks, pick_legal, random_actions
+from tests.engine.rummy_harness import RummyChecks, pick_legal, random_actions
 
 GAME = TraditionalRemi()
 DECK = standard_deck(2)
@@ -90,22 +85,10 @@ class TraditionalRemiChecks(RummyChecks):
 CHECKS = TraditionalRemiChecks()
 
 
-@SETTINGS
-@given(game=CHECKS.matches(), data=st.data())
-def test_random_games_conserve_cards_and_hide_hands(game: GameArgs, data: st.DataObject) -> None:
-    CHECKS.play(CHECKS.new_match(*game), data, steps=150)
-
-
-@SETTINGS
-@given(game=CHECKS.matches(), data=st.data())
-def test_same_seed_and_actions_give_identical_states(game: GameArgs, data: st.DataObject) -> None:
-    CHECKS.check_replay(game, data, steps=60)
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**63 - 1), players=st.integers(2, 4))
-def test_deals_from_the_same_seed_are_identical(seed: int, players: int) -> None:
-    CHECKS.check_same_seed(seed, players)
+# The checks every rummy game keeps (see the module doc), as this game's tests.
+test_random_games_conserve_cards_and_hide_hands = CHECKS.random_games_test(SETTINGS, steps=150)
+test_same_seed_and_actions_give_identical_states = CHECKS.replay_test(SETTINGS, steps=60)
+test_deals_from_the_same_seed_are_identical = CHECKS.same_seed_test()
 
 
 @settings(max_examples=200, deadline=None)

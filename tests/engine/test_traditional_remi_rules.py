@@ -16,29 +16,28 @@ import pytest
 
 from engine.bots.traditional_remi import choose
 from engine.cards import is_standard_card, standard_deck
-from engine.errors import BadOptions, NotYourTurn
+from engine.errors import BadOptions
 from engine.games import find_game
 from engine.games.rummy import RummyState
 from engine.games.traditional_remi import TraditionalRemi, prize_payouts
 from engine.options import validate_room_options
 from engine.rng import Rng
-from tests.engine.rummy_harness import RummyTable, all_cards, cards, discard, lay_off, meld
+from tests.engine.rummy_harness import (
+    PILE,
+    STOCK,
+    RummyTable,
+    all_cards,
+    cards,
+    discard,
+    lay_off,
+    meld,
+)
 
 GAME = TraditionalRemi()
 TABLE = RummyTable(GAME, choose=choose)
-STOCK = {"kind": "draw", "from": "stock"}
-PILE = {"kind": "draw", "from": "discard"}
 
-# A match whose first deal is fixed (by default the last seat deals, so seat 0
-# starts); a legal action played, checking that legal_actions offered it; a
-# seat's actions played in turn; an action refused, checking that it changed
-# nothing (returns the message); the current deal played to its end with the
-# bot in every seat.
-deal = TABLE.deal
-play = TABLE.play
-play_turn = TABLE.play_turn
-refused = TABLE.refused
-finish_deal = TABLE.finish_deal
+deal, play, play_turn, refused = TABLE.deal, TABLE.play, TABLE.play_turn, TABLE.refused
+finish_deal = TABLE.finish_deal  # the bot in every seat
 
 
 # Junk hands: no two cards of one rank, no two of a suit within two ranks.
@@ -132,16 +131,8 @@ def test_tr_3b_the_player_after_the_dealer_starts_and_play_goes_clockwise() -> N
     hands = [JUNK0, JUNK1, "2H1 5H1 8H1 JH1 AH2 4H2 7H2 TH2 KH2 3C2",
              "2D2 5D2 8D2 JD2 AS2 4S2 7S2 TS2 KS2 6C2"]
     state = deal(hands, stock="8S2 8H2 8D1 8C2 9S2", discard="KC1", dealer=2)
-    order = []
-    for _ in range(5):
-        seat = state.turn
-        order.append(seat)
-        for other in range(4):
-            if other != seat:
-                refused(state, other, STOCK, NotYourTurn)
-        state, _ = play(state, seat, STOCK)
-        state, _ = play(state, seat, discard(state.hands[seat][-1]))
-    assert order == [3, 0, 1, 2, 3]
+    # Every other seat is refused as not on turn (NotYourTurn) before each turn.
+    assert TABLE.turn_order(state, 5, STOCK) == [3, 0, 1, 2, 3]
 
 
 def test_tr_3b_the_deal_passes_to_the_next_seat() -> None:
