@@ -84,9 +84,12 @@ def test_phone_hand_of_ten_wraps(live_server, open_page: OpenPage) -> None:
     table.wait_phase("waiting")
     page.get_by_test_id("btn-start").click()  # fill_bots seats the bot
     table.wait_phase("playing")
-    page.wait_for_selector('[data-testid="hand"] [data-card]')
-    rows = page.eval_on_selector_all(
-        '[data-testid="hand"] [data-card]', "els => new Set(els.map(e => e.offsetTop)).size"
+    # Wait for the whole hand and a settled layout, then count the rows.
+    page.wait_for_function(
+        """() => {
+            const cards = [...document.querySelectorAll('[data-testid="hand"] [data-card]')];
+            return cards.length === 10 && new Set(cards.map(e => e.offsetTop)).size >= 2;
+        }""",
+        timeout=5000,
     )
-    assert rows >= 2
     assert_fits(page)

@@ -39,7 +39,6 @@ from engine.rng import Rng
 
 ONE_DEAL = {"deals": 1, "deal_pause_ms": 0}
 STOCK = {"kind": "draw", "from": "stock"}
-PILE = {"kind": "draw", "from": "discard"}
 
 Normal = Callable[[Any], Any]
 Bot = Callable[[View], Action | None]
@@ -177,6 +176,17 @@ class RummyTable:
         assert self.normal(action) not in self.offered(state, seat)
         return caught.value.message
 
+    def check_snapshot(self, state: RummyState, seat: int) -> dict[str, Any]:
+        """Checks that ``state`` survives a JSON snapshot round trip and that an unknown
+        snapshot version is refused; returns the snapshot."""
+        data = self.game.snapshot(state)
+        restored = self.game.restore(json.loads(json.dumps(data)))
+        assert restored == state
+        assert self.game.view(restored, seat) == self.game.view(state, seat)
+        with pytest.raises(ValueError):
+            self.game.restore({"version": 99})
+        return data
+
     # -- the bot --
 
     def bot(self, state: RummyState, seat: int, view: View | None = None) -> Action:
@@ -248,6 +258,15 @@ class RummyTable:
             bot_seat = seed % 2
             players = {bot_seat: "bot", 1 - bot_seat: "random"}
             yield players, self.play_deal(seed, players, Rng(1000 + seed), turn_cap=turn_cap)
+
+    def won_against_random(self, deals: int, turn_cap: int | None = None
+                           ) -> Iterator[tuple[str, dict[int, str], dict[str, Any]]]:
+        """The decided deals of :meth:`against_random`: who won ("bot" or "random"),
+        who sat where, and the deal's result."""
+        for players, state in self.against_random(deals, turn_cap):
+            result = state.result
+            if result is not None and result["winner"] is not None:
+                yield players[result["winner"]], players, result
 
 
 def seat0_view(game: str, hand: str, *, step: str = "play",

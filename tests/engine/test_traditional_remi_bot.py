@@ -204,11 +204,8 @@ def test_bots_against_each_other_play_only_legal_actions_and_finish(count: int) 
 def test_bot_beats_the_random_legal_player_by_a_wide_margin() -> None:
     wins = {"bot": 0, "random": 0}
     penalties = {"bot": 0, "random": 0}
-    for players, state in TABLE.against_random(100, turn_cap=TURN_CAP):
-        result = state.result
-        if result is None or result["winner"] is None:
-            continue
-        wins[players[result["winner"]]] += 1
+    for winner, players, result in TABLE.won_against_random(100, turn_cap=TURN_CAP):
+        wins[winner] += 1
         for seat, penalty in enumerate(result["penalties"]):
             penalties[players[seat]] += penalty
     decided = wins["bot"] + wins["random"]
