@@ -67,6 +67,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     TypeDecorator,
@@ -276,7 +277,9 @@ class RoomSnapshot(Base):
     )
     version: Mapped[int] = mapped_column(Integer)
     active: Mapped[bool] = mapped_column(Boolean, index=True)
-    data: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    # JSON, serialised once by the saver (orjson): a room is saved after every
+    # change, so the database only stores the bytes.
+    data: Mapped[bytes] = mapped_column(LargeBinary)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
@@ -289,4 +292,4 @@ class RoomLogEntry(Base):
         String(32), ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
     )
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    entry: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    entry: Mapped[bytes] = mapped_column(LargeBinary)  # JSON, as for RoomSnapshot.data

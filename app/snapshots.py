@@ -201,14 +201,27 @@ class DbSnapshots:
         return await self._batcher.submit(save)
 
     async def _flush(self, saves: list[RoomSave]) -> list[bool]:
-        await self.store.save_room_snapshots([
-            (s.room_id, s.snapshot["version"], s.snapshot, s.log_base, s.log_entries, s.active)
-            for s in saves
-        ])
+        # Several saves of one room in a batch: its last snapshot is enough,
+        # and the log entries of all of them go in.
+        rows: dict[str, tuple[str, int, bytes, int, list[bytes], bool]] = {}
+        for s in saves:
+            entries = [orjson.dumps(e) for e in s.log_entries]
+            if s.room_id in rows:
+                _, _, _, base, earlier, _ = rows[s.room_id]
+                entries = earlier[: s.log_base - base] + entries
+            else:
+                base = s.log_base
+            rows[s.room_id] = (s.room_id, s.snapshot["version"], orjson.dumps(s.snapshot),
+                               base, entries, s.active)
+        await self.store.save_room_snapshots(list(rows.values()))
         return [True] * len(saves)
 
     async def load(self, room_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-        return await self.store.load_room_snapshot(room_id)
+        loaded = await self.store.load_room_snapshot(room_id)
+        if loaded is None:
+            return None
+        data, entries = loaded
+        return orjson.loads(data), [orjson.loads(e) for e in entries]
 
     async def active_rooms(self) -> list[str]:
         return await self.store.active_room_snapshots()

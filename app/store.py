@@ -10,6 +10,7 @@ never leave this module.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import secrets
 from collections.abc import Iterable, Sequence
@@ -612,47 +613,50 @@ class Store:
     # -- running rooms ----------------------------------------------------------
 
     async def save_room_snapshots(
-        self,
-        saves: Sequence[tuple[str, int, dict[str, Any], int, Sequence[dict[str, Any]], bool]],
+        self, saves: Sequence[tuple[str, int, bytes, int, Sequence[bytes], bool]]
     ) -> None:
         """Saves several rooms in one transaction (group commit).
 
         Each save is ``(room_id, version, snapshot, log_base, new_entries,
-        active)``: the snapshot replaces the room's last one and the entries
-        are its action log from position ``log_base`` on (already saved
-        positions are left alone, so a save may be repeated).
+        active)``, the snapshot and entries already serialised (JSON bytes):
+        the snapshot replaces the room's last one and the entries are its
+        action log from position ``log_base`` on (already saved positions are
+        left alone, so a save may be repeated).
         """
         if not saves:
             return
         now = _now()
-        insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        upsert, append = self._snapshot_statements()
         snapshot_rows = [
             {"room_id": room_id, "version": version, "active": active, "data": data,
              "updated_at": now}
             for room_id, version, data, _, _, active in saves
         ]
-        stmt = insert(RoomSnapshot).values(snapshot_rows)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[RoomSnapshot.room_id],
-            set_={"version": stmt.excluded.version, "active": stmt.excluded.active,
-                  "data": stmt.excluded.data, "updated_at": stmt.excluded.updated_at},
-        )
         log_rows = [
             {"room_id": room_id, "seq": base + i, "entry": entry}
             for room_id, _, _, base, entries, _ in saves
             for i, entry in enumerate(entries)
         ]
-        async with self._session() as session, session.begin():
-            await session.execute(stmt)
+        # Core executemany, no ORM session: this runs on every change of every room.
+        async with self.engine.begin() as connection:
+            await connection.execute(upsert, snapshot_rows)
             if log_rows:
-                await session.execute(
-                    insert(RoomLogEntry).values(log_rows).on_conflict_do_nothing()
-                )
+                await connection.execute(append, log_rows)
 
-    async def load_room_snapshot(
-        self, room_id: str
-    ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-        """A room's last snapshot and its whole action log, or None."""
+    @functools.cache  # noqa: B019 - one Store per app; the statements never change
+    def _snapshot_statements(self) -> tuple[Any, Any]:
+        """The snapshot upsert and the log append, built once (this runs on every change)."""
+        insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        upsert = insert(RoomSnapshot)
+        upsert = upsert.on_conflict_do_update(
+            index_elements=[RoomSnapshot.room_id],
+            set_={"version": upsert.excluded.version, "active": upsert.excluded.active,
+                  "data": upsert.excluded.data, "updated_at": upsert.excluded.updated_at},
+        )
+        return upsert, insert(RoomLogEntry).on_conflict_do_nothing()
+
+    async def load_room_snapshot(self, room_id: str) -> tuple[bytes, list[bytes]] | None:
+        """A room's last snapshot and its whole action log (JSON bytes), or None."""
         async with self._session() as session:
             data = await session.scalar(
                 select(RoomSnapshot.data).where(RoomSnapshot.room_id == room_id)

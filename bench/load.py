@@ -135,8 +135,8 @@ def start_server(kind: str, tmp: Path, core: int | None, env_extra: dict[str, st
         env.pop(key, None)
     env.update(env_extra)
     if kind == "kartu":
-        argv = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-                "--port", str(port), "--ws-max-size", "65536", "--log-level", "warning"]
+        argv = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port),
+                "--log-level", "warning"]
     else:
         argv = [sys.executable, "-m", "bench.raw_server", "--port", str(port)]
     log = tmp / f"{kind}-{port}.log"

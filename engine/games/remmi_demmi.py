@@ -621,9 +621,7 @@ class RemmiDemmi:
                     "cards": list(claim.cards), "aside": list(claim.aside),
                     "points": claim.point_man,
                 },
-                "trades": [] if seat is None else [
-                    _trade_view(t, seat) for t in state.trades if seat in t.seats
-                ],
+                "trades": [] if seat is None else _recent_trades(state, seat),
                 "locked": [] if seat is None else sorted(locked_cards(state, seat)),
                 "result": copy.deepcopy(state.result),
                 "results": copy.deepcopy(state.results),
@@ -739,6 +737,20 @@ def locked_cards(state: RemmiDemmiState, seat: int) -> set[str]:
         if trade.status == RETURNABLE and seat in trade.seats:
             locked.update(trade.received(trade.side(seat)))
     return locked
+
+
+# A view lists the viewer's latest trades (and every one still returnable):
+# the whole round's history would make each view, sent after every change,
+# grow without bound in a long round.
+RECENT_TRADES = 20
+
+
+def _recent_trades(state: RemmiDemmiState, seat: int) -> list[dict[str, Any]]:
+    mine: list[Trade] = []
+    for trade in reversed(state.trades):
+        if seat in trade.seats and (len(mine) < RECENT_TRADES or trade.status == RETURNABLE):
+            mine.append(trade)
+    return [_trade_view(t, seat) for t in reversed(mine)]
 
 
 def _trade_view(trade: Trade, seat: int) -> dict[str, Any]:

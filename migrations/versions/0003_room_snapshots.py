@@ -8,16 +8,11 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects import postgresql
 
 revision: str = "0003"
 down_revision: str | Sequence[str] | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
-
-
-def _json() -> sa.types.TypeEngine[object]:
-    return sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
 
 def upgrade() -> None:
@@ -26,7 +21,7 @@ def upgrade() -> None:
         sa.Column("room_id", sa.String(32), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
         sa.Column("active", sa.Boolean(), nullable=False),
-        sa.Column("data", _json(), nullable=False),
+        sa.Column("data", sa.LargeBinary(), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(["room_id"], ["rooms.id"], ondelete="CASCADE",
                                 name=op.f("fk_room_snapshots_room_id_rooms")),
@@ -37,7 +32,7 @@ def upgrade() -> None:
         "room_log",
         sa.Column("room_id", sa.String(32), nullable=False),
         sa.Column("seq", sa.Integer(), autoincrement=False, nullable=False),
-        sa.Column("entry", _json(), nullable=False),
+        sa.Column("entry", sa.LargeBinary(), nullable=False),
         sa.ForeignKeyConstraint(["room_id"], ["rooms.id"], ondelete="CASCADE",
                                 name=op.f("fk_room_log_room_id_rooms")),
         sa.PrimaryKeyConstraint("room_id", "seq", name=op.f("pk_room_log")),

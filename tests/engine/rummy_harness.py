@@ -15,7 +15,13 @@ Nothing here is a test. Three parts:
   keeps: cards conserved, no hidden card in any view or event, refused
   actions change nothing, offered actions are accepted and accepted ones
   were offered, snapshots round-trip through JSON, and the same seed and
-  actions give the same game. A game subclasses it with its own extras.
+  actions give the same game. A game subclasses it with its own extras,
+  and binds the tests it builds (``random_games_test``, ``replay_test``,
+  ``same_seed_test``) to its own test names.
+
+Asserts here are plain ones: pytest rewrites the asserts of test modules
+only, so a failure shows the failing line rather than the compared values
+unless this module is registered with ``pytest.register_assert_rewrite``.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from hypothesis import strategies as st
 
 from engine.bots.random_legal import choose_random
 from engine.cards import is_standard_card
-from engine.errors import GameError, IllegalAction, NotYourTurn
+from engine.errors import BadOptions, GameError, IllegalAction, NotYourTurn
 from engine.game import Action, Outcome, View
 from engine.games.rummy import RummyGame, RummyState
 from engine.rng import Rng
@@ -175,6 +181,14 @@ class RummyTable:
         assert self.game.snapshot(state) == before and state == deep
         assert self.normal(action) not in self.offered(state, seat)
         return caught.value.message
+
+    def check_player_counts(self, fewest: int, most: int) -> None:
+        """Checks that the game seats ``fewest`` to ``most`` players and refuses one fewer
+        or one more."""
+        assert (self.game.min_players, self.game.max_players) == (fewest, most)
+        for players in (fewest - 1, most + 1):
+            with pytest.raises(BadOptions):
+                self.game.validate_options({}, players)
 
     def check_snapshot(self, state: RummyState, seat: int) -> dict[str, Any]:
         """Checks that ``state`` survives a JSON snapshot round trip and that an unknown

@@ -93,10 +93,7 @@ def test_br_2_hand_sizes_by_number_of_players() -> None:
 
 
 def test_br_2_two_to_six_players_only() -> None:
-    assert (GAME.min_players, GAME.max_players) == (2, 6)
-    for players in (1, 7):
-        with pytest.raises(BadOptions):
-            GAME.validate_options({}, players)
+    TABLE.check_player_counts(2, 6)
 
 
 def test_br_2_scenario_with_wrong_hand_sizes_or_count_is_refused() -> None:

@@ -137,10 +137,8 @@ def test_ir_2_two_to_four_players(players: int) -> None:
 
 
 def test_ir_2_more_or_fewer_players_are_refused_and_four_is_the_default() -> None:
-    for players in (1, 5):
-        with pytest.raises(BadOptions):
-            GAME.validate_options({}, players)
-    assert (GAME.min_players, GAME.max_players, GAME.default_seats) == (2, 4, 4)
+    TABLE.check_player_counts(2, 4)
+    assert GAME.default_seats == 4
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -53,10 +53,7 @@ def test_tr_1_two_decks_of_104_distinct_cards_no_jokers() -> None:
 
 
 def test_tr_1_two_to_four_players() -> None:
-    assert (GAME.min_players, GAME.max_players) == (2, 4)
-    for players in (1, 5):
-        with pytest.raises(BadOptions):
-            GAME.validate_options({}, players)
+    TABLE.check_player_counts(2, 4)
 
 
 def test_tr_1_card_ids_carry_the_deck_number() -> None:
