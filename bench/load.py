@@ -3,10 +3,10 @@
     python -m bench.load --shape turn|realtime|idle [--rooms R] [--rate A]
                          [--duration S] [--processes 1|2] [--redis] [--think-ms T]
                          [--connections N] [--traders 6|6-9] [--spectators K]
-                         [--spread room|conn] [--compression deflate|none]
+                         [--spread room|conn] [--compression none|deflate]
                          [--json out.jsonl] [--quick]
 
-One run starts kartu (uvicorn, a fresh SQLite file in a temporary
+One run starts kartu (``python -m app``, a fresh SQLite file in a temporary
 directory) pinned to core 0 with ``taskset``, drives it from this process
 pinned to core 1 (:mod:`bench.loadgen`), stops it, then does the same
 against :mod:`bench.raw_server` at the same connection count and rate. Each
@@ -127,18 +127,24 @@ def pinned(core: int | None, argv: list[str]) -> list[str]:
 
 
 def start_server(kind: str, tmp: Path, core: int | None, env_extra: dict[str, str],
-                 db_dir: Path | None = None) -> Server:
+                 db_dir: Path | None = None, compression: str | None = None) -> Server:
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1",
            "DATABASE_URL": f"sqlite+aiosqlite:///{(db_dir or tmp) / 'kartu.db'}"}
     for key in ("REDIS_URL", "KARTU_REDIS_PREFIX", "KARTU_SCENARIOS"):
         env.pop(key, None)
     env.update(env_extra)
-    if kind == "kartu":
+    if kind == "kartu" and compression is None:
+        # As kartu is served (app/__main__.py): 64 KiB cap, no per-message compression.
         argv = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port),
                 "--log-level", "warning"]
+    elif kind == "kartu":
+        # uvicorn's defaults, which accept the permessage-deflate that browsers offer.
+        argv = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+                "--port", str(port), "--ws-max-size", "65536", "--log-level", "warning"]
     else:
-        argv = [sys.executable, "-m", "bench.raw_server", "--port", str(port)]
+        argv = [sys.executable, "-m", "bench.raw_server", "--port", str(port),
+                "--compression", compression or "none"]
     log = tmp / f"{kind}-{port}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(pinned(core, argv), cwd=ROOT, env=env, stdout=out,
@@ -437,7 +443,7 @@ def measure(kind: str, plan: Plan, tmp: Path, pad: int) -> dict[str, Any] | str:
     servers: list[Server] = []
     try:
         for core in server_cores:
-            servers.append(start_server(kind, side, core, env, db_dir))
+            servers.append(start_server(kind, side, core, env, db_dir, plan.compression))
         if kind == "kartu" and plan.shape == "realtime":
             games = _event_loop_run(lambda: games_listed(servers[0].url))
             if "remmi_demmi" not in games:
@@ -664,8 +670,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--traders", default="6", help="realtime: traders per room, 6..9 or 6-9")
     parser.add_argument("--spectators", type=int,
                         help="per room (default: 2 turn/idle, 0 realtime)")
-    parser.add_argument("--compression", choices=("deflate", "none"), default="deflate",
-                        help="permessage-deflate, as browsers offer it (default), or none")
+    parser.add_argument("--compression", choices=("none", "deflate"), default="none",
+                        help="none: kartu as `python -m app` serves it (default); deflate: "
+                             "uvicorn's default, permessage-deflate as browsers offer it")
     parser.add_argument("--pad", type=int,
                         help="baseline: bytes of padding per view (default: kartu's mean)")
     parser.add_argument("--db-dir", type=Path,

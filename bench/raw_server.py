@@ -1,6 +1,6 @@
 """The baseline for bench.load: a bare `websockets` server that broadcasts to rooms.
 
-    python -m bench.raw_server --port P
+    python -m bench.raw_server --port P [--compression none|deflate]
 
 It speaks just enough of kartu's protocol for the load generator: ``join``
 (``{"room", "role", "pad"}``) puts the socket in a room and answers ``state``
@@ -67,18 +67,21 @@ async def handler(ws: ServerConnection) -> None:
             room.members.discard(ws)
 
 
-async def main(port: int) -> None:
-    async with serve(handler, "127.0.0.1", port, max_size=65536) as server:
+async def main(port: int, compression: str | None) -> None:
+    async with serve(handler, "127.0.0.1", port, max_size=65536,
+                     compression=compression) as server:
         await server.serve_forever()
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, required=True)
-    port = parser.parse_args().port
+    parser.add_argument("--compression", choices=("none", "deflate"), default="none")
+    args = parser.parse_args()
+    compression = None if args.compression == "none" else "deflate"
     try:  # the event loop uvicorn picks when uvloop is installed
         import uvloop
     except ImportError:
-        asyncio.run(main(port))
+        asyncio.run(main(args.port, compression))
     else:
-        uvloop.run(main(port))
+        uvloop.run(main(args.port, compression))

@@ -18,6 +18,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+# Assertions in the shared harnesses report the values they compared.
+pytest.register_assert_rewrite("tests.engine.rummy_harness", "tests.engine.room_harness")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
