@@ -349,7 +349,7 @@ def start_profiler(plan: Plan, server: Server) -> subprocess.Popen[bytes] | None
 
 # Frames every sample of the server passes through: left out of the summary.
 _SPY_OUTER = ("runpy", "click/", "uvicorn/main.py", "uvicorn/server.py", "uvicorn/_compat.py",
-              "asyncio/runners.py", "uvicorn/__main__.py")
+              "asyncio/runners.py", "uvicorn/__main__.py", "app/__main__.py")
 
 
 # Leaves that are a thread waiting for work (py-spy --nonblocking cannot always tell).
@@ -541,8 +541,10 @@ def targets(plan: Plan, k: dict[str, Any], b: dict[str, Any] | None) -> list[Tar
         return float(x) if isinstance(x, int | float) else None
 
     rate = num(k.get("actions_per_s")) or 0.0
+    # The load a run puts on: what it offered (unpaced: whatever was reached).
+    offered = plan.rate if plan.rate > 0 else math.inf
     if plan.shape in ("turn", "realtime"):
-        at_2400 = k["connections"] >= 1200 and rate >= 0.95 * 2400
+        at_2400 = k["connections"] >= 1200 and offered >= 2400
         for side in ("own", "others"):
             p50, p99 = num(k.get(f"{side}_p50_ms")), num(k.get(f"{side}_p99_ms"))
             r50 = ratio(p50, base.get(f"{side}_p50_ms"))
@@ -563,10 +565,10 @@ def targets(plan: Plan, k: dict[str, Any], b: dict[str, Any] | None) -> list[Tar
             out.append(Target("1 process: p99 <= 10 ms at >= 3000 actions/s",
                               f"{rate:.0f}/s, p99 {worst if worst is None else round(worst, 1)} ms",
                               None if worst is None else rate >= 3000 and worst <= 10,
-                              rate >= 3000 or plan.rate >= 3000))
+                              offered >= 3000))
         else:
             out.append(Target("2 processes on one Redis: >= 5000 actions/s", f"{rate:.0f}/s",
-                              rate >= 5000, plan.rate >= 5000))
+                              rate >= 5000, offered >= 5000))
     else:
         conn, room = num(k.get("rss_kb_per_conn")), num(k.get("rss_kb_per_room"))
         out.append(Target("<= 40 KB per idle connection",
