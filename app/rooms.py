@@ -54,6 +54,9 @@ async def _awaited(work: Awaitable[Any]) -> Any:
 
 class RoomRegistry:
     CALL_PATIENCE_S = 12.0  # how long a command may wait for a room that is moving
+    # Between full snapshots a room saves only its new log entries (see _commit).
+    SNAPSHOT_EVERY_MS = 1000
+    SNAPSHOT_EVERY_ENTRIES = 200
 
     def __init__(self, settings: Settings, broker: Broker, store: Store,
                  snapshots: SnapshotStore, cluster: Cluster | None = None) -> None:
@@ -68,6 +71,8 @@ class RoomRegistry:
         self.rooms: dict[str, RoomActor] = {}
         self._pending: dict[str, list[Change]] = {}
         self._saved_log: dict[str, int] = {}
+        # Per room: (room signature, when, log length) of its last full snapshot.
+        self._snapshotted: dict[str, tuple[tuple[Any, ...], int, int]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._statuses: dict[str, str] = {}
         self._janitor: asyncio.Task[None] | None = None
@@ -218,6 +223,7 @@ class RoomRegistry:
             log.error("cannot resume room %s: unknown game %s", room_id, data["game"])
             return False
         core = RoomCore.from_snapshot(data, game, self, action_log)
+        core.catch_up(action_log[data["log_length"]:], now_ms())
         self._saved_log[room_id] = len(core.action_log)
         self._statuses[room_id] = core.status
         core.drop_connections(keep, now_ms())
@@ -239,6 +245,7 @@ class RoomRegistry:
         actor = self.rooms.pop(room_id, None)
         self._pending.pop(room_id, None)
         self._saved_log.pop(room_id, None)
+        self._snapshotted.pop(room_id, None)
         if actor is not None:
             await actor.stop()
 
@@ -261,9 +268,17 @@ class RoomRegistry:
         room_id = core.room_id
         changes = self._pending.pop(room_id, [])
         base = self._saved_log.get(room_id, 0)
+        now = now_ms()
+        signature = core.room_signature()
+        last = self._snapshotted.get(room_id)
+        # A full snapshot when the room itself changed (seats, watchers, status)
+        # or the last one is old; otherwise the new log entries describe the
+        # change completely (RoomCore.catch_up).
+        full = (last is None or last[0] != signature or now - last[1] >= self.SNAPSHOT_EVERY_MS
+                or len(core.action_log) - last[2] >= self.SNAPSHOT_EVERY_ENTRIES)
         kept = await self.snapshots.save(RoomSave(
-            room_id=room_id, snapshot=core.to_snapshot(), log_base=base,
-            log_entries=core.action_log[base:], summary=core.summary(),
+            room_id=room_id, snapshot=core.to_snapshot() if full else None, log_base=base,
+            log_entries=core.action_log[base:], summary=core.summary() if full else None,
             active=core.status in ACTIVE,
         ))
         if not kept:
@@ -271,6 +286,8 @@ class RoomRegistry:
             self.rooms.pop(room_id, None)
             return False
         self._saved_log[room_id] = len(core.action_log)
+        if full:
+            self._snapshotted[room_id] = (signature, now, len(core.action_log))
         for change in changes:
             for channel, message in change_messages(change):
                 self.broker.publish(channel, message)
@@ -333,6 +350,7 @@ class RoomRegistry:
             del self.rooms[room_id]
             self._statuses.pop(room_id, None)
             self._saved_log.pop(room_id, None)
+            self._snapshotted.pop(room_id, None)
             if self.cluster is not None:
                 await self.cluster.release(room_id)
             log.info("room_evicted", extra={"fields": {"room": room_id, "status": core.status}})

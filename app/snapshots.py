@@ -40,10 +40,10 @@ class RoomSave:
     """One room's save: the snapshot, the log entries from ``log_base`` on, the lobby line."""
 
     room_id: str
-    snapshot: dict[str, Any]
+    snapshot: dict[str, Any] | None  # None: only new log entries (the game alone changed)
     log_base: int
     log_entries: list[dict[str, Any]]
-    summary: dict[str, Any]
+    summary: dict[str, Any] | None  # the lobby line; None with no snapshot
     active: bool  # waiting or playing: listed, and taken over if its process dies
 
 
@@ -97,12 +97,13 @@ class _Batcher(Generic[T]):
 # ARGV: process, snapshot json, room id, active 1/0, summary json, log base, entries...
 _SAVE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[2])
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
 local have = redis.call('LLEN', KEYS[3])
 local base = tonumber(ARGV[6])
 for i = 7, #ARGV do
   if base + (i - 7) >= have then redis.call('RPUSH', KEYS[3], ARGV[i]) end
 end
+if ARGV[5] == '' then return 1 end
 if ARGV[4] == '1' then
   redis.call('SADD', KEYS[4], ARGV[3])
   redis.call('HSET', KEYS[5], ARGV[3], ARGV[5])
@@ -159,8 +160,9 @@ class RedisSnapshots:
             await self._save_script(
                 keys=[k.lease(s.room_id), k.snapshot(s.room_id), k.log(s.room_id), k.active,
                       k.lobby],
-                args=[self.process, orjson.dumps(s.snapshot), s.room_id,
-                      "1" if s.active else "0", orjson.dumps(s.summary), s.log_base,
+                args=[self.process, b"" if s.snapshot is None else orjson.dumps(s.snapshot),
+                      s.room_id, "1" if s.active else "0",
+                      b"" if s.summary is None else orjson.dumps(s.summary), s.log_base,
                       *[orjson.dumps(e) for e in s.log_entries]],
                 client=pipe,
             )
@@ -203,16 +205,19 @@ class DbSnapshots:
     async def _flush(self, saves: list[RoomSave]) -> list[bool]:
         # Several saves of one room in a batch: its last snapshot is enough,
         # and the log entries of all of them go in.
-        rows: dict[str, tuple[str, int, bytes, int, list[bytes], bool]] = {}
+        rows: dict[str, tuple[str, int, bytes | None, int, list[bytes], bool]] = {}
         for s in saves:
             entries = [orjson.dumps(e) for e in s.log_entries]
+            data = None if s.snapshot is None else orjson.dumps(s.snapshot)
+            version = -1 if s.snapshot is None else s.snapshot["version"]
             if s.room_id in rows:
-                _, _, _, base, earlier, _ = rows[s.room_id]
+                _, earlier_version, earlier_data, base, earlier, _ = rows[s.room_id]
                 entries = earlier[: s.log_base - base] + entries
+                if data is None:
+                    data, version = earlier_data, earlier_version
             else:
                 base = s.log_base
-            rows[s.room_id] = (s.room_id, s.snapshot["version"], orjson.dumps(s.snapshot),
-                               base, entries, s.active)
+            rows[s.room_id] = (s.room_id, version, data, base, entries, s.active)
         await self.store.save_room_snapshots(list(rows.values()))
         return [True] * len(saves)
 

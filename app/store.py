@@ -613,7 +613,7 @@ class Store:
     # -- running rooms ----------------------------------------------------------
 
     async def save_room_snapshots(
-        self, saves: Sequence[tuple[str, int, bytes, int, Sequence[bytes], bool]]
+        self, saves: Sequence[tuple[str, int, bytes | None, int, Sequence[bytes], bool]]
     ) -> None:
         """Saves several rooms in one transaction (group commit).
 
@@ -621,7 +621,8 @@ class Store:
         active)``, the snapshot and entries already serialised (JSON bytes):
         the snapshot replaces the room's last one and the entries are its
         action log from position ``log_base`` on (already saved positions are
-        left alone, so a save may be repeated).
+        left alone, so a save may be repeated). A save without a snapshot
+        (None) only appends its entries.
         """
         if not saves:
             return
@@ -631,6 +632,7 @@ class Store:
             {"room_id": room_id, "version": version, "active": active, "data": data,
              "updated_at": now}
             for room_id, version, data, _, _, active in saves
+            if data is not None
         ]
         log_rows = [
             {"room_id": room_id, "seq": base + i, "entry": entry}
@@ -639,7 +641,8 @@ class Store:
         ]
         # Core executemany, no ORM session: this runs on every change of every room.
         async with self.engine.begin() as connection:
-            await connection.execute(upsert, snapshot_rows)
+            if snapshot_rows:
+                await connection.execute(upsert, snapshot_rows)
             if log_rows:
                 await connection.execute(append, log_rows)
 

@@ -377,13 +377,14 @@ class RoomCore:
         if self.status != "playing":
             raise RoomError("illegal_action", "the game is not being played")
         seat = self.seats[cmd.seat]
-        self._apply(cmd.seat, cmd.action, now, by_bot=False)
+        self._apply(cmd.seat, cmd.action, now, by_bot=False, command_id=cmd.command_id)
         if seat.away:
             # Acting again takes the seat back from the bot.
             seat.away = False
             self._emit(now, [{"kind": "back", "seat": seat.index}])
 
-    def _apply(self, seat: int, action: Action, now: int, *, by_bot: bool) -> None:
+    def _apply(self, seat: int, action: Action, now: int, *, by_bot: bool,
+               command_id: str | None = None) -> None:
         try:
             state, events = self.game.apply(self.state, seat, action, now)
         except GameError as err:
@@ -392,6 +393,8 @@ class RoomCore:
         entry: dict[str, Any] = {"seat": seat, "action": action, "at": now}
         if by_bot:
             entry["bot"] = True
+        if command_id is not None:
+            entry["cid"] = command_id  # lets a saved room recognise a retried command
         self.action_log.append(entry)
         self._emit(now, events)
 
@@ -570,8 +573,42 @@ class RoomCore:
             "seed": self.seed,
             "players": self.seat_count,
             "started_at": self.started_at,
-            "actions": self.action_log,
+            "actions": [{k: v for k, v in e.items() if k != "cid"} for e in self.action_log],
         }
+
+    def room_signature(self) -> tuple[Any, ...]:
+        """Everything about the room that is not the game: who sits, watches, is away.
+
+        A change that leaves it alone changed only the game, and that change
+        is fully described by its action-log entries (see :meth:`catch_up`).
+        """
+        return (self.status, self.private, self.spectators, tuple(
+            (s.player_id, s.name, s.bot, s.away, tuple(sorted(s.connections)))
+            for s in self.seats))
+
+    def catch_up(self, entries: list[dict[str, Any]], now: int) -> None:
+        """Replays log entries saved after this room's snapshot (a room resumed).
+
+        Between snapshots a room saves only the new entries of its action log
+        when nothing but the game changed; each entry is one change, so the
+        game state, the log, the version and the replies to retried commands
+        come back exactly. Timers restart from ``now``.
+        """
+        if not entries:
+            return
+        for entry in entries:
+            if entry.get("timeout"):
+                self.state, _ = self.game.on_timeout(self.state, entry["at"])
+            else:
+                self.state, _ = self.game.apply(self.state, entry["seat"], entry["action"],
+                                                entry["at"])
+            self.action_log.append(entry)
+            self.version += 1
+            if "cid" in entry:
+                self.recent[entry["cid"]] = None
+        self._turn_key = None
+        self.bot_due = None
+        self._schedule(now)
 
 
 Clock = Callable[[], int]
