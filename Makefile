@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 
-.PHONY: setup run test lint migrate bench clean
+.PHONY: setup run test lint migrate bench load clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,17 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m bench.bot_strength
+	$(BIN)/python -m bench.bot_strength --game indonesian_remi
+	$(BIN)/python -m bench.bot_strength --game traditional_remi
+	$(BIN)/python -m bench.partition_speed
 	$(BIN)/python -m bench.broker_fanout
+	$(BIN)/python -m bench.remmi_demmi_trading
+
+# The load benchmark: kartu and a raw WebSocket server under the same load.
+load: setup
+	$(BIN)/python -m bench.load --shape turn --rooms 200 --rate 2400 --duration 20
+	$(BIN)/python -m bench.load --shape realtime --rooms 50 --rate 600 --duration 20
+	$(BIN)/python -m bench.load --shape idle --connections 2000
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache .hypothesis
