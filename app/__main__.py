@@ -19,12 +19,16 @@ def main() -> None:
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--log-level", default="info")
+    parser.add_argument("--ws", default=os.environ.get("KARTU_WS", "auto"),
+                        choices=["auto", "websockets", "websockets-sansio", "wsproto"],
+                        help="uvicorn's WebSocket implementation")
     args = parser.parse_args()
     uvicorn.run(
         "app.main:app",
         host=args.host,
         port=args.port,
         log_level=args.log_level,
+        ws=args.ws,
         ws_max_size=65_536,
         ws_per_message_deflate=False,
     )
