@@ -9,11 +9,11 @@
 //
 // One WebSocket serves the whole page; the open screen subscribes to it.
 
-import { createGuest, inviteUrl, loadIdentity, onIdentityChange, clearIdentity } from './api.js';
+import { inviteUrl, loadIdentity, onIdentityChange, clearIdentity } from './api.js';
 import { installCardSprite } from './cards.js';
 import { h, mount } from './dom.js';
 import { cls } from './ui.js';
-import { Lobby } from './lobby.js';
+import { Lobby, handleNameSubmit } from './lobby.js';
 import { GameSocket } from './socket.js';
 import { Daily } from './daily.js';
 import { BasicRummyTable, errorText } from './table_basic_rummy.js';
@@ -226,24 +226,7 @@ class InvitePrompt {
       h('label', { for: 'invite-name', class: 'visually-hidden' }, 'Your name'),
       h('div', { class: 'row' }, input, take),
       error);
-    form.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      const name = input.value.trim();
-      if (!name) {
-        error.textContent = 'Type a name first (1 to 24 characters).';
-        error.hidden = false;
-        return;
-      }
-      take.disabled = true;
-      try {
-        await createGuest(name);
-        route();
-      } catch (err) {
-        error.textContent = err.message;
-        error.hidden = false;
-        take.disabled = false;
-      }
-    });
+    handleNameSubmit({ form, input, error, button: take, onSaved: () => route() });
     mount(root, h('div', { class: 'panel message-panel', testid: 'join-prompt' },
       h('h1', null, 'You are invited to a table'),
       h('p', null, 'Pick a name to take a seat. No sign-up needed.'),

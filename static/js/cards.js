@@ -63,6 +63,11 @@ export function sortCards(cards, mode = 'suit') {
       ? [c.index, SUIT_ORDER[c.suit], c.deck]
       : [SUIT_ORDER[c.suit], c.index, c.deck];
   };
+  return sortByKey(cards, key);
+}
+
+/** A sorted copy, ordered by `key(card)`: a list compared item by item. */
+export function sortByKey(cards, key) {
   return [...cards].sort((a, b) => {
     const ka = key(a);
     const kb = key(b);
@@ -84,20 +89,28 @@ const SUIT_PATHS = {
 
 /** Puts the suit shapes and the card-back pattern into the page once. */
 export function installCardSprite() {
-  if (document.getElementById('kartu-card-sprite')) return;
-  const symbols = Object.entries(SUIT_PATHS)
-    .map(([suit, shape]) => `<symbol id="suit-${suit}" viewBox="0 0 100 100">${shape}</symbol>`)
-    .join('');
-  const holder = document.createElement('div');
-  holder.innerHTML = `<svg id="kartu-card-sprite" aria-hidden="true" focusable="false"
-    style="position:absolute;width:0;height:0;overflow:hidden">
-    <defs>${symbols}
+  installSprite('kartu-card-sprite', `${symbolsMarkup(SUIT_PATHS, 'suit-')}
       <pattern id="card-back-weave" width="8" height="8" patternUnits="userSpaceOnUse"
         patternTransform="rotate(45)">
         <rect width="8" height="8" fill="#7d1d2b"/>
         <rect width="4" height="8" fill="#96283a"/>
       </pattern>
-    </defs></svg>`;
+    `);
+}
+
+/** `<symbol>`s (100×100) named `prefix + key`, one per shape of `paths`. */
+export function symbolsMarkup(paths, prefix) {
+  return Object.entries(paths)
+    .map(([key, shape]) => `<symbol id="${prefix}${key}" viewBox="0 0 100 100">${shape}</symbol>`)
+    .join('');
+}
+
+/** Puts a hidden SVG holding `defs` into the page once, as element `id`. */
+export function installSprite(id, defs) {
+  if (document.getElementById(id)) return;
+  const holder = document.createElement('div');
+  holder.innerHTML = `<svg id="${id}" aria-hidden="true" focusable="false"
+    style="position:absolute;width:0;height:0;overflow:hidden"><defs>${defs}</defs></svg>`;
   document.body.prepend(holder.firstElementChild);
 }
 
@@ -152,11 +165,21 @@ export function cardElement(id, {
   interactive = false, selected = false, faceDown = false, testid = null,
   title = null, className = '', onClick = null, disabled = false,
 } = {}) {
-  const el = document.createElement(interactive ? 'button' : 'span');
   const card = faceDown ? null : parseCard(id);
+  const el = cardShell({
+    interactive, selected, disabled, testid, onClick, label: title || (card ? card.name : 'a face-down card'),
+  });
   el.className = ['card', faceDown ? 'is-back' : '', card?.red ? 'is-red' : '',
     selected ? 'is-selected' : '', className].filter(Boolean).join(' ');
   if (card) el.dataset.card = card.id;
+  el.title = card ? cardLabel(card.id) : '';
+  el.innerHTML = card ? cardFaceSvg(card.id) : cardBackSvg();
+  return el;
+}
+
+/** The element of a card of any deck: a toggle button when `interactive`, else an image. */
+export function cardShell({ interactive, selected, disabled, testid, label, onClick }) {
+  const el = document.createElement(interactive ? 'button' : 'span');
   if (testid) el.dataset.testid = testid;
   if (interactive) {
     el.type = 'button';
@@ -165,10 +188,7 @@ export function cardElement(id, {
   } else {
     el.setAttribute('role', 'img');
   }
-  const label = title || (card ? card.name : 'a face-down card');
   el.setAttribute('aria-label', label);
-  el.title = card ? cardLabel(card.id) : '';
-  el.innerHTML = card ? cardFaceSvg(card.id) : cardBackSvg();
   if (onClick) el.addEventListener('click', onClick);
   return el;
 }

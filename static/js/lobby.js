@@ -7,6 +7,32 @@ import { copyText, h, mount } from './dom.js';
 
 const ROOMS_REFRESH_MS = 3000;
 
+/**
+ * A name form's submit: checks the name, makes the guest, then calls `onSaved()`.
+ * A missing name or a refusal shows in `error`; `button` is disabled meanwhile.
+ */
+export function handleNameSubmit({ form, input, error, button, focusWhenEmpty = false, onSaved }) {
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const name = input.value.trim();
+    if (!name) {
+      error.textContent = 'Type a name first (1 to 24 characters).';
+      error.hidden = false;
+      if (focusWhenEmpty) input.focus();
+      return;
+    }
+    button.disabled = true;
+    try {
+      await createGuest(name);
+      onSaved();
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+      button.disabled = false;
+    }
+  });
+}
+
 // How each known option is shown; unknown options get a generic field.
 const OPTION_INFO = {
   fill_bots: { label: 'Fill empty seats with bots', hint: 'when the game starts' },
@@ -158,25 +184,12 @@ export class Lobby {
       identity ? h('p', { class: 'muted small' },
         'A new name is a new guest: seats held by the old one stay with it.') : null,
       error);
-    form.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      const name = input.value.trim();
-      if (!name) {
-        error.textContent = 'Type a name first (1 to 24 characters).';
-        error.hidden = false;
-        input.focus();
-        return;
-      }
-      save.disabled = true;
-      try {
-        await createGuest(name);
+    handleNameSubmit({
+      form, input, error, button: save, focusWhenEmpty: true,
+      onSaved: () => {
         this.editingName = false;
         this.renderIdentity();
-      } catch (err) {
-        error.textContent = err.message;
-        error.hidden = false;
-        save.disabled = false;
-      }
+      },
     });
     mount(this.identityBox, form);
   }

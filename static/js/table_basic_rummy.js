@@ -10,6 +10,7 @@
 
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { copyText, formatClock, h, mount } from './dom.js';
+import { bySeat, cls, plural } from './ui.js';
 
 const PHASE_LABELS = {
   waiting: 'Waiting',
@@ -47,10 +48,6 @@ export function errorText(err) {
   return sentence(err.message || ERROR_TEXT[err.code] || 'That was refused.');
 }
 
-function cls(...names) {
-  return names.filter(Boolean).join(' ');
-}
-
 function initialOf(name) {
   const trimmed = String(name || '').trim();
   return trimmed ? [...trimmed][0].toUpperCase() : '·';
@@ -64,12 +61,6 @@ function displayName(seat) {
 
 // Room events that only move a counter: not worth a log line.
 const QUIET_EVENTS = new Set(['spectator_joined', 'spectator_left']);
-
-function bySeat(value, seat) {
-  if (Array.isArray(value)) return value[seat];
-  if (value && typeof value === 'object') return value[seat] ?? value[String(seat)];
-  return undefined;
-}
 
 /** A card label as a node, its suit coloured. */
 function cardText(id) {
@@ -426,7 +417,7 @@ export class BasicRummyTable {
   }
 
   opponentSeats() {
-    const seats = [...(this.view.seats || [])].sort((a, b) => a.seat - b.seat);
+    const seats = this.seatsInOrder();
     if (!this.seated) return seats;
     const after = seats.filter((s) => s.seat > this.you);
     const before = seats.filter((s) => s.seat < this.you);
@@ -499,15 +490,21 @@ export class BasicRummyTable {
             }, cardElement(top))
             : h('span', { class: 'card-slot', testid: 'discard-empty' }, 'empty')),
         h('span', { class: 'pile-label' }, `Discard${discard.length ? ` · ${discard.length}` : ''}`)),
-      h('div', { class: 'turn-box' },
-        turnName ? h('span', { class: 'turn-name', testid: 'turn-name' }, turnName) : null,
-        v.phase === 'playing' && v.turn_deadline
-          ? h('div', {
-            class: 'clock', testid: 'turn-clock', role: 'timer', dataset: { deadline: v.turn_deadline },
-          },
-          h('span', { class: 'clock-text' }, ''),
-          h('span', { class: 'clock-bar' }, h('span', { class: 'clock-fill' })))
-          : null));
+      this.turnBox(turnName));
+  }
+
+  /** Whose turn it is, with the turn clock while a deadline runs. */
+  turnBox(turnName) {
+    const v = this.view;
+    return h('div', { class: 'turn-box' },
+      turnName ? h('span', { class: 'turn-name', testid: 'turn-name' }, turnName) : null,
+      v.phase === 'playing' && v.turn_deadline
+        ? h('div', {
+          class: 'clock', testid: 'turn-clock', role: 'timer', dataset: { deadline: v.turn_deadline },
+        },
+        h('span', { class: 'clock-text' }, ''),
+        h('span', { class: 'clock-bar' }, h('span', { class: 'clock-fill' })))
+        : null);
   }
 
   meldsArea() {
@@ -600,23 +597,35 @@ export class BasicRummyTable {
   statusText() {
     const v = this.view;
     if (v.phase === 'playing') {
-      if (this.myTurn) {
-        return v.step === 'draw'
-          ? 'Your turn: draw from the stock or take the top discard.'
-          : 'Your turn: meld or lay off if you can, then discard.';
-      }
+      if (this.myTurn) return this.myTurnText();
       const seat = this.seat(v.turn);
       if (!seat) return 'Playing…';
       return seat.bot ? `${displayName(seat) || 'The bot'} is thinking…` : `Waiting for ${displayName(seat)}…`;
     }
     if (v.phase === 'deal_over' || v.phase === 'game_over') {
       const r = v.result;
-      if (v.phase === 'game_over') return `Game over. ${this.winnersText()}`;
+      if (v.phase === 'game_over') return this.gameOverText();
       if (!r) return 'The deal is over.';
-      if (r.void) return `Deal ${r.deal} is void: nobody scores.`;
-      return `${this.nameOf(r.winner)} went out${r.rummy ? ' with rummy' : ''}: +${r.points} points.`;
+      return this.dealOverText(r);
     }
     return '';
+  }
+
+  /** The status line on your turn. */
+  myTurnText() {
+    return this.view.step === 'draw'
+      ? 'Your turn: draw from the stock or take the top discard.'
+      : 'Your turn: meld or lay off if you can, then discard.';
+  }
+
+  gameOverText() {
+    return `Game over. ${this.winnersText()}`;
+  }
+
+  /** The status line once deal `r` (the view's result) is over. */
+  dealOverText(r) {
+    if (r.void) return `Deal ${r.deal} is void: nobody scores.`;
+    return `${this.nameOf(r.winner)} went out${r.rummy ? ' with rummy' : ''}: +${r.points} points.`;
   }
 
   hintText() {
@@ -639,17 +648,22 @@ export class BasicRummyTable {
   }
 
   winnersText() {
+    return this.winnersSentence();
+  }
+
+  /** "You win!", "Ana wins.", "Ana and Budi share the win." */
+  winnersSentence({ you = 'You win!', wins = 'wins' } = {}) {
     const winners = this.view.winners || [];
     if (!winners.length) return '';
-    const names = winners.map((s) => this.nameOf(s, { you: 'You' }));
-    if (winners.length === 1) return winners[0] === this.you ? 'You win!' : `${names[0]} wins.`;
+    const names = winners.map((s) => this.nameOf(s));
+    if (winners.length === 1) return winners[0] === this.you ? you : `${names[0]} ${wins}.`;
     return `${names.join(' and ')} share the win.`;
   }
 
   resultPanel() {
     const v = this.view;
     const r = v.result;
-    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
+    const seats = this.seatsInOrder();
     const over = v.phase === 'game_over';
     const ranking = [...seats].sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
     return h('section', { class: cls('result', over && 'is-final'), testid: 'result', role: 'status' },
@@ -674,26 +688,38 @@ export class BasicRummyTable {
                   : h('span', { class: 'muted small' }, s.seat === r.winner ? 'out!' : '—')),
                 h('td', { class: 'num' }, value ?? '—'));
             }))))] : null,
-      over
-        ? h('div', { class: 'game-over', testid: 'game-over' },
-          h('h3', null, this.winnersText() || 'Game over'),
-          h('ol', { class: 'standings' }, ranking.map((s) => h('li', null,
-            h('span', null, this.nameOf(s.seat)), h('strong', null, `${s.score ?? 0}`)))),
-          h('button', {
-            type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
-          }, 'Back to the lobby'))
-        : h('div', { class: 'result-next' },
-          h('span', { class: 'muted', testid: 'next-deal-in' }, ''),
-          this.seated ? h('button', {
-            type: 'button', class: 'btn btn-primary', testid: 'btn-next-deal', disabled: this.busy,
-            onclick: () => this.act({ kind: 'next_deal' }),
-          }, 'Next deal') : null));
+      over ? this.gameOverBox(ranking) : this.nextDealBox('Next deal'));
+  }
+
+  /** The final standings (highest score first) and the way back to the lobby. */
+  gameOverBox(ranking, { markYou = false } = {}) {
+    return h('div', { class: 'game-over', testid: 'game-over' },
+      h('h3', null, this.winnersText() || 'Game over'),
+      h('ol', { class: 'standings' }, ranking.map((s) => h('li', markYou ? { class: cls(s.seat === this.you && 'is-you') } : null,
+        h('span', null, this.nameOf(s.seat)), h('strong', null, `${s.score ?? 0}`)))),
+      this.lobbyButton());
+  }
+
+  lobbyButton() {
+    return h('button', {
+      type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
+    }, 'Back to the lobby');
+  }
+
+  /** Between deals: an optional note and, for a seated player, the next-deal button. */
+  nextDealBox(label, note = '') {
+    return h('div', { class: 'result-next' },
+      h('span', { class: 'muted', testid: 'next-deal-in' }, note),
+      this.seated ? h('button', {
+        type: 'button', class: 'btn btn-primary', testid: 'btn-next-deal', disabled: this.busy,
+        onclick: () => this.act({ kind: 'next_deal' }),
+      }, label) : null);
   }
 
   scoresPanel() {
     const v = this.view;
-    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
-    const results = Array.isArray(v.results) ? v.results : [];
+    const seats = this.seatsInOrder();
+    const results = this.dealResults();
     const target = v.options?.target;
     const deals = v.options?.deals;
     const leader = Math.max(...seats.map((s) => s.score ?? 0));
@@ -704,9 +730,7 @@ export class BasicRummyTable {
           .filter(Boolean).join(' or ') || 'Open-ended match'),
       h('div', { class: 'scores-wrap' },
         h('table', { class: 'score-table' },
-          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Deal'),
-            seats.map((s) => h('th', { scope: 'col', class: 'num', title: s.name || '' },
-              s.seat === this.you ? 'You' : (displayName(s) || `Seat ${s.seat + 1}`))))),
+          this.scoreHead('Deal', seats),
           h('tbody', null, results.length
             ? results.map((r) => h('tr', { class: cls(r.void && 'is-void') },
               h('th', { scope: 'row' }, r.deal ?? ''),
@@ -714,11 +738,44 @@ export class BasicRummyTable {
                 r.void ? '·' : s.seat === r.winner
                   ? h('span', { class: 'won' }, `+${r.points}`, r.rummy ? h('sup', { title: 'Rummy: doubled' }, '×2') : null)
                   : '–'))))
-            : h('tr', null, h('td', { colspan: seats.length + 1, class: 'muted small' }, 'No deal finished yet.'))),
-          h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, 'Total'),
-            seats.map((s) => h('td', {
-              class: cls('num', (s.score ?? 0) === leader && leader > 0 && 'is-leader'), testid: `total-${s.seat}`,
-            }, String(s.score ?? 0))))))));
+            : this.noScoresRow(seats, 'No deal finished yet.')),
+          this.scoreTotals(seats, (s) => (s.score ?? 0) === leader && leader > 0))));
+  }
+
+  /** The seats, by seat number. */
+  seatsInOrder() {
+    return [...(this.view.seats || [])].sort((a, b) => a.seat - b.seat);
+  }
+
+  /** The results of the finished deals, oldest first. */
+  dealResults() {
+    return Array.isArray(this.view.results) ? this.view.results : [];
+  }
+
+  /** "Deal 2 of 5" once dealt, else "5 deals" (or "Table"). */
+  dealProgress() {
+    const v = this.view;
+    const deals = v.options?.deals;
+    return v.phase !== 'waiting' && v.deal ? `Deal ${v.deal}${deals ? ` of ${deals}` : ''}` : (deals ? plural(deals, 'deal') : 'Table');
+  }
+
+  /** The score table's head: `label` over the rows, then a column per seat. */
+  scoreHead(label, seats) {
+    return h('thead', null, h('tr', null, h('th', { scope: 'col' }, label),
+      seats.map((s) => h('th', { scope: 'col', class: 'num', title: s.name || '' },
+        s.seat === this.you ? 'You' : this.nameOf(s.seat)))));
+  }
+
+  noScoresRow(seats, text) {
+    return h('tr', null, h('td', { colspan: seats.length + 1, class: 'muted small' }, text));
+  }
+
+  /** The score table's foot: each seat's total, `isLeader(seat)` marking the leaders. */
+  scoreTotals(seats, isLeader) {
+    return h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, 'Total'),
+      seats.map((s) => h('td', {
+        class: cls('num', isLeader(s) && 'is-leader'), testid: `total-${s.seat}`,
+      }, String(s.score ?? 0)))));
   }
 
   logPanel() {

@@ -149,10 +149,9 @@ export class IndonesianRemiTable extends BasicRummyTable {
     const v = this.view;
     const line = head.querySelector('.table-title p');
     if (line) {
-      const deals = v.options?.deals;
       const target = v.options?.target;
       line.textContent = [
-        v.phase !== 'waiting' && v.deal ? `Deal ${v.deal}${deals ? ` of ${deals}` : ''}` : (deals ? plural(deals, 'deal') : 'Table'),
+        this.dealProgress(),
         target ? `to ${target} points` : null,
         v.room?.spectators ? `${v.room.spectators} watching` : null,
       ].filter(Boolean).join(' · ');
@@ -281,15 +280,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
             }, cardElement(id));
           }) : h('span', { class: 'card-slot', testid: 'discard-empty' }, 'empty')),
         h('span', { class: 'pile-label' }, `Discard${discard.length ? ` · ${discard.length}` : ''} · top 3 takeable`)),
-      h('div', { class: 'turn-box' },
-        turnName ? h('span', { class: 'turn-name', testid: 'turn-name' }, turnName) : null,
-        v.phase === 'playing' && v.turn_deadline
-          ? h('div', {
-            class: 'clock', testid: 'turn-clock', role: 'timer', dataset: { deadline: v.turn_deadline },
-          },
-          h('span', { class: 'clock-text' }, ''),
-          h('span', { class: 'clock-bar' }, h('span', { class: 'clock-fill' })))
-          : null));
+      this.turnBox(turnName));
   }
 
   meldsArea() {
@@ -341,23 +332,17 @@ export class IndonesianRemiTable extends BasicRummyTable {
     return area;
   }
 
-  statusText() {
-    const v = this.view;
-    if (v.phase === 'playing' && this.myTurn) {
-      if (this.closing) return 'Close: tap the closing card.';
-      return v.step === 'draw'
-        ? 'Your turn: tap the stock, or a top-three discard to meld it.'
-        : 'Your turn: lay down melds if you like, then discard.';
-    }
-    if (v.phase === 'deal_over' || v.phase === 'game_over') {
-      if (v.phase === 'game_over') return `Game over. ${this.winnersText()}`;
-      const r = v.result;
-      if (!r) return 'The deal is over.';
-      return r.ended === 'closed' || (r.winner !== null && r.winner !== undefined)
-        ? `${this.nameOf(r.winner)} closed with ${cardLabel(r.closing_card)}: +${r.bonus}.`
-        : 'The stock ran out: everyone scores their cards.';
-    }
-    return super.statusText();
+  myTurnText() {
+    if (this.closing) return 'Close: tap the closing card.';
+    return this.view.step === 'draw'
+      ? 'Your turn: tap the stock, or a top-three discard to meld it.'
+      : 'Your turn: lay down melds if you like, then discard.';
+  }
+
+  dealOverText(r) {
+    return r.ended === 'closed' || (r.winner !== null && r.winner !== undefined)
+      ? `${this.nameOf(r.winner)} closed with ${cardLabel(r.closing_card)}: +${r.bonus}.`
+      : 'The stock ran out: everyone scores their cards.';
   }
 
   hintText() {
@@ -389,18 +374,11 @@ export class IndonesianRemiTable extends BasicRummyTable {
     return `Meld this ${kind === 'run' ? 'sequence' : 'set'}?`;
   }
 
-  winnersText() {
-    const winners = this.view.winners || [];
-    if (!winners.length) return '';
-    if (winners.length === 1) return winners[0] === this.you ? 'You win!' : `${this.nameOf(winners[0])} wins.`;
-    return `${winners.map((s) => this.nameOf(s)).join(' and ')} share the win.`;
-  }
-
   resultPanel() {
     const v = this.view;
     const r = v.result;
     const over = v.phase === 'game_over';
-    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
+    const seats = this.seatsInOrder();
     const closed = r && r.winner !== null && r.winner !== undefined;
     const ranking = [...seats].sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
     return h('section', { class: cls('result', 'ir-result', over && 'is-final'), testid: 'result', role: 'status' },
@@ -415,20 +393,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
             h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', null, 'Melds'),
               h('th', null, 'Minus'), h('th', { class: 'num' }, 'Deal'), h('th', { class: 'num col-total' }, 'Total'))),
             h('tbody', null, seats.map((s) => this.breakdownRow(s, r)))))] : null,
-      over
-        ? h('div', { class: 'game-over', testid: 'game-over' },
-          h('h3', null, this.winnersText() || 'Game over'),
-          h('ol', { class: 'standings' }, ranking.map((s) => h('li', { class: cls(s.seat === this.you && 'is-you') },
-            h('span', null, this.nameOf(s.seat)), h('strong', null, `${s.score ?? 0}`)))),
-          h('button', {
-            type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
-          }, 'Back to the lobby'))
-        : h('div', { class: 'result-next' },
-          h('span', { class: 'muted', testid: 'next-deal-in' }, ''),
-          this.seated ? h('button', {
-            type: 'button', class: 'btn btn-primary', testid: 'btn-next-deal', disabled: this.busy,
-            onclick: () => this.act({ kind: 'next_deal' }),
-          }, 'Next deal') : null));
+      over ? this.gameOverBox(ranking, { markYou: true }) : this.nextDealBox('Next deal'));
   }
 
   breakdownRow(s, r) {
@@ -465,8 +430,8 @@ export class IndonesianRemiTable extends BasicRummyTable {
 
   scoresPanel() {
     const v = this.view;
-    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
-    const results = Array.isArray(v.results) ? v.results : [];
+    const seats = this.seatsInOrder();
+    const results = this.dealResults();
     const deals = v.options?.deals;
     const target = v.options?.target;
     const best = Math.max(...seats.map((s) => s.score ?? 0));
@@ -477,9 +442,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
           .filter(Boolean).join(' or ') || 'Open-ended game'),
       h('div', { class: 'scores-wrap' },
         h('table', { class: 'score-table' },
-          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Deal'),
-            seats.map((s) => h('th', { scope: 'col', class: 'num', title: s.name || '' },
-              s.seat === this.you ? 'You' : this.nameOf(s.seat))))),
+          this.scoreHead('Deal', seats),
           h('tbody', null, results.length
             ? results.map((r) => h('tr', null,
               h('th', { scope: 'row' }, r.deal ?? '', r.winner !== null && r.winner !== undefined
@@ -488,11 +451,8 @@ export class IndonesianRemiTable extends BasicRummyTable {
                 const p = bySeat(r.points, s.seat) ?? 0;
                 return h('td', { class: cls('num', s.seat === r.winner && 'won', p < 0 && 'lost') }, signed(p));
               })))
-            : h('tr', null, h('td', { colspan: seats.length + 1, class: 'muted small' }, 'No deal finished yet.'))),
-          h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, 'Total'),
-            seats.map((s) => h('td', {
-              class: cls('num', (s.score ?? 0) === best && results.length && 'is-leader'), testid: `total-${s.seat}`,
-            }, String(s.score ?? 0))))))));
+            : this.noScoresRow(seats, 'No deal finished yet.')),
+          this.scoreTotals(seats, (s) => (s.score ?? 0) === best && results.length))));
   }
 
   describe(ev) {

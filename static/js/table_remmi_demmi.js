@@ -14,6 +14,7 @@
 // the dealer's signal; a *peek* costs a point.
 
 import { BasicRummyTable } from './table_basic_rummy.js';
+import { cardShell, installSprite, sortByKey, symbolsMarkup } from './cards.js';
 import { esc, formatClock, h } from './dom.js';
 import { cls, plural, renderTable, signed } from './ui.js';
 
@@ -63,14 +64,7 @@ const FIGURE_PATHS = {
 
 /** Puts the three figures into the page once (shared by every card). */
 export function installRdSprite() {
-  if (document.getElementById('kartu-rd-sprite')) return;
-  const symbols = Object.entries(FIGURE_PATHS)
-    .map(([f, shape]) => `<symbol id="rd-fig-${f}" viewBox="0 0 100 100">${shape}</symbol>`)
-    .join('');
-  const holder = document.createElement('div');
-  holder.innerHTML = `<svg id="kartu-rd-sprite" aria-hidden="true" focusable="false"
-    style="position:absolute;width:0;height:0;overflow:hidden"><defs>${symbols}</defs></svg>`;
-  document.body.prepend(holder.firstElementChild);
+  installSprite('kartu-rd-sprite', symbolsMarkup(FIGURE_PATHS, 'rd-fig-'));
 }
 
 function rdFaceSvg(card) {
@@ -103,8 +97,9 @@ export function rdCardElement(id, {
   interactive = false, selected = false, faceDown = false, testid = null, className = '',
   onClick = null, disabled = false, title = null,
 } = {}) {
-  const el = document.createElement(interactive ? 'button' : 'span');
   const card = faceDown ? null : parseRdCard(id);
+  const label = title || (card ? `${card.name} (${card.copy})` : 'a face-down card');
+  const el = cardShell({ interactive, selected, disabled, testid, onClick, label });
   el.className = cls('card', 'rd-card', faceDown && 'is-back', card && `rd-${card.colour}`,
     selected && 'is-selected', className);
   if (card) {
@@ -112,19 +107,8 @@ export function rdCardElement(id, {
     el.dataset.colour = card.colour;
     el.dataset.figure = card.figure;
   }
-  if (testid) el.dataset.testid = testid;
-  if (interactive) {
-    el.type = 'button';
-    el.setAttribute('aria-pressed', selected ? 'true' : 'false');
-    if (disabled) el.disabled = true;
-  } else {
-    el.setAttribute('role', 'img');
-  }
-  const label = title || (card ? `${card.name} (${card.copy})` : 'a face-down card');
-  el.setAttribute('aria-label', label);
   el.title = label;
   el.innerHTML = card ? rdFaceSvg(card) : rdBackSvg();
-  if (onClick) el.addEventListener('click', onClick);
   return el;
 }
 
@@ -174,15 +158,7 @@ function sortRd(cards, mode) {
   const key = (id) => (mode === 'figure'
     ? [FIGURE_ORDER.indexOf(id[1]), COLOUR_ORDER.indexOf(id[0]), id.slice(2)]
     : [COLOUR_ORDER.indexOf(id[0]), FIGURE_ORDER.indexOf(id[1]), id.slice(2)]);
-  return [...cards].sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    for (let i = 0; i < ka.length; i += 1) {
-      if (ka[i] < kb[i]) return -1;
-      if (ka[i] > kb[i]) return 1;
-    }
-    return 0;
-  });
+  return sortByKey(cards, key);
 }
 
 // --- the table -------------------------------------------------------------------------
@@ -634,18 +610,11 @@ export class RemmiDemmiTable extends BasicRummyTable {
       : `Careful: these ${chosen.length} are not a Demmi; the receiver may return them.`;
   }
 
-  winnersText() {
-    const winners = this.view.winners || [];
-    if (!winners.length) return '';
-    if (winners.length === 1) return winners[0] === this.you ? 'You win!' : `${this.nameOf(winners[0])} wins.`;
-    return `${winners.map((s) => this.nameOf(s)).join(' and ')} share the win.`;
-  }
-
   resultPanel() {
     const v = this.view;
     const r = v.result;
     const over = v.phase === 'game_over';
-    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
+    const seats = this.seatsInOrder();
     const points = r?.points || [];
     const penalties = r?.penalties || [];
     return h('section', { class: cls('result', 'rd-result', over && 'is-final'), testid: 'result', role: 'status' },
@@ -681,34 +650,21 @@ export class RemmiDemmiTable extends BasicRummyTable {
             h('span', { class: 'rd-mini-cards' }, sortRd(r.hands[s.seat] || [], 'colour').map((id) => rdCardElement(id))))))) : null,
       ] : null,
       over
-        ? h('div', { class: 'game-over', testid: 'game-over' },
-          h('h3', null, this.winnersText() || 'Game over'),
-          h('ol', { class: 'standings' }, [...seats].sort((a, b) => (b.score ?? 0) - (a.score ?? 0)).map((s) => h('li', null,
-            h('span', null, this.nameOf(s.seat)), h('strong', null, `${s.score ?? 0}`)))),
-          h('button', {
-            type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
-          }, 'Back to the lobby'))
-        : h('div', { class: 'result-next' },
-          h('span', { class: 'muted', testid: 'next-deal-in' }, r?.tie_round_next ? 'A tie for the lead: one more round.' : ''),
-          this.seated ? h('button', {
-            type: 'button', class: 'btn btn-primary', testid: 'btn-next-deal', disabled: this.busy,
-            onclick: () => this.act({ kind: 'next_deal' }),
-          }, 'Next round') : null));
+        ? this.gameOverBox([...seats].sort((a, b) => (b.score ?? 0) - (a.score ?? 0)))
+        : this.nextDealBox('Next round', r?.tie_round_next ? 'A tie for the lead: one more round.' : ''));
   }
 
   scoresPanel() {
     const v = this.view;
-    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
-    const results = Array.isArray(v.results) ? v.results : [];
+    const seats = this.seatsInOrder();
+    const results = this.dealResults();
     const best = Math.max(...seats.map((s) => s.score ?? 0));
     return h('section', { class: 'panel scores', testid: 'scores' },
       h('h2', null, 'Points'),
       h('p', { class: 'muted small' }, `${plural(v.rounds ?? 7, 'round')}; most points wins`),
       h('div', { class: 'scores-wrap' },
         h('table', { class: 'score-table' },
-          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Rnd'),
-            seats.map((s) => h('th', { scope: 'col', class: 'num', title: s.name || '' },
-              s.seat === this.you ? 'You' : this.nameOf(s.seat))))),
+          this.scoreHead('Rnd', seats),
           h('tbody', null, results.length
             ? results.map((r) => h('tr', null,
               h('th', { scope: 'row' }, r.deal ?? ''),
@@ -716,11 +672,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
                 const p = (r.points || [])[s.seat] ?? 0;
                 return h('td', { class: cls('num', p > 0 && 'won', p < 0 && 'lost') }, p ? signed(p) : '–');
               })))
-            : h('tr', null, h('td', { colspan: seats.length + 1, class: 'muted small' }, 'No round checked yet.'))),
-          h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, 'Total'),
-            seats.map((s) => h('td', {
-              class: cls('num', (s.score ?? 0) === best && best > 0 && 'is-leader'), testid: `total-${s.seat}`,
-            }, String(s.score ?? 0))))))));
+            : this.noScoresRow(seats, 'No round checked yet.')),
+          this.scoreTotals(seats, (s) => (s.score ?? 0) === best && best > 0))));
   }
 
   describe(ev) {

@@ -77,9 +77,8 @@ export class TraditionalRemiTable extends BasicRummyTable {
     const v = this.view;
     const line = head.querySelector('.table-title p');
     if (line) {
-      const deals = v.options?.deals;
       line.textContent = [
-        v.phase !== 'waiting' && v.deal ? `Deal ${v.deal}${deals ? ` of ${deals}` : ''}` : (deals ? plural(deals, 'deal') : 'Table'),
+        this.dealProgress(),
         this.stake ? `stake ${this.stake}` : null,
         v.room?.spectators ? `${v.room.spectators} watching` : null,
       ].filter(Boolean).join(' · ');
@@ -94,21 +93,19 @@ export class TraditionalRemiTable extends BasicRummyTable {
     return new Set(seats.filter((s) => (s.score ?? 0) === low).map((s) => s.seat));
   }
 
-  statusText() {
-    const v = this.view;
-    if (v.phase === 'playing' && this.myTurn) {
-      return v.step === 'draw'
-        ? 'Your turn: draw from the stock or take the top discard.'
-        : 'Your turn: meld and lay off as much as you like, then discard.';
-    }
-    if (v.phase === 'deal_over' || v.phase === 'game_over') {
-      if (v.phase === 'game_over') return `Match over. ${this.winnersText()}`;
-      const r = v.result;
-      if (!r) return 'The deal is over.';
-      if (r.void) return `Deal ${r.deal} ended without a winner: no penalties.`;
-      return `${this.nameOf(r.winner)} went out${r.hunt ? ' in one go: a hunt!' : '.'}`;
-    }
-    return super.statusText();
+  myTurnText() {
+    return this.view.step === 'draw'
+      ? 'Your turn: draw from the stock or take the top discard.'
+      : 'Your turn: meld and lay off as much as you like, then discard.';
+  }
+
+  gameOverText() {
+    return `Match over. ${this.winnersText()}`;
+  }
+
+  dealOverText(r) {
+    if (r.void) return `Deal ${r.deal} ended without a winner: no penalties.`;
+    return `${this.nameOf(r.winner)} went out${r.hunt ? ' in one go: a hunt!' : '.'}`;
   }
 
   hintText() {
@@ -129,28 +126,17 @@ export class TraditionalRemiTable extends BasicRummyTable {
   }
 
   winnersText() {
-    const winners = this.view.winners || [];
-    if (!winners.length) return '';
-    const names = winners.map((s) => this.nameOf(s));
-    if (winners.length === 1) {
-      return winners[0] === this.you ? 'You win the match!' : `${names[0]} wins the match.`;
-    }
-    return `${names.join(' and ')} share the win.`;
+    return this.winnersSentence({ you: 'You win the match!', wins: 'wins the match' });
   }
 
   resultPanel() {
     const v = this.view;
     const r = v.result;
-    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
+    const seats = this.seatsInOrder();
     const over = v.phase === 'game_over';
     return h('section', { class: cls('result', over && 'is-final'), testid: 'result', role: 'status' },
       r ? this.dealSummary(r, seats) : null,
-      over ? this.matchSummary(seats) : h('div', { class: 'result-next' },
-        h('span', { class: 'muted', testid: 'next-deal-in' }, ''),
-        this.seated ? h('button', {
-          type: 'button', class: 'btn btn-primary', testid: 'btn-next-deal', disabled: this.busy,
-          onclick: () => this.act({ kind: 'next_deal' }),
-        }, 'Next deal') : null));
+      over ? this.matchSummary(seats) : this.nextDealBox('Next deal'));
   }
 
   dealSummary(r, seats) {
@@ -210,9 +196,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
           h('td', { class: 'num muted col-behind' }, winners.has(s.seat) ? '—' : String((s.score ?? 0) - best)),
           payouts ? h('td', { class: 'num chips', testid: `payout-${s.seat}` }, String(payouts[s.seat] ?? 0)) : null))))),
       payouts ? this.potSplit(payouts, seats) : null,
-      h('button', {
-        type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
-      }, 'Back to the lobby'));
+      this.lobbyButton());
   }
 
   potSplit(payouts, seats) {
@@ -237,8 +221,8 @@ export class TraditionalRemiTable extends BasicRummyTable {
 
   scoresPanel() {
     const v = this.view;
-    const seats = [...(v.seats || [])].sort((a, b) => a.seat - b.seat);
-    const results = Array.isArray(v.results) ? v.results : [];
+    const seats = this.seatsInOrder();
+    const results = this.dealResults();
     const deals = v.options?.deals;
     const leaders = this.leaders();
     return h('section', { class: 'panel scores', testid: 'scores' },
@@ -249,9 +233,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
           .filter(Boolean).join(' · ')),
       h('div', { class: 'scores-wrap' },
         h('table', { class: 'score-table' },
-          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Deal'),
-            seats.map((s) => h('th', { scope: 'col', class: 'num', title: s.name || '' },
-              s.seat === this.you ? 'You' : this.nameOf(s.seat))))),
+          this.scoreHead('Deal', seats),
           h('tbody', null, results.length
             ? results.map((r) => h('tr', { class: cls(r.void && 'is-void') },
               h('th', { scope: 'row' }, r.deal ?? '', r.hunt ? h('sup', { title: 'Hunt: +25 each' }, 'H') : null),
@@ -259,11 +241,8 @@ export class TraditionalRemiTable extends BasicRummyTable {
                 r.void ? '·' : s.seat === r.winner
                   ? h('span', { class: 'won', title: 'Went out' }, '✓')
                   : `+${bySeat(r.penalties, s.seat) ?? 0}`))))
-            : h('tr', null, h('td', { colspan: seats.length + 1, class: 'muted small' }, 'No deal finished yet.'))),
-          h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, 'Total'),
-            seats.map((s) => h('td', {
-              class: cls('num', leaders.has(s.seat) && 'is-leader'), testid: `total-${s.seat}`,
-            }, String(s.score ?? 0))))))));
+            : this.noScoresRow(seats, 'No deal finished yet.')),
+          this.scoreTotals(seats, (s) => leaders.has(s.seat)))));
   }
 
   describe(ev) {

@@ -70,13 +70,16 @@ def new_guest(base_url: str, name: str) -> dict[str, Any]:
     return guest
 
 
-def create_room(base_url: str, guest: dict[str, Any], seats: int, **options: Any) -> str:
+def create_room(
+    base_url: str, guest: dict[str, Any], seats: int, game: str = "basic_rummy", **options: Any
+) -> str:
     response = httpx.post(
         f"{base_url}/api/rooms",
-        json={"game": "basic_rummy", "seats": seats, "options": options},
+        json={"game": game, "seats": seats, "options": options},
         headers={"Authorization": f"Bearer {guest['token']}"},
     )
     response.raise_for_status()
+    assert response.status_code in (200, 201), response.text
     return str(response.json()["room_id"])
 
 
@@ -131,6 +134,54 @@ def open_page(browser: Any) -> Iterator[OpenPage]:
     assert not errors, f"JavaScript errors in the page: {errors}"
 
 
+def record_frames(page: Any) -> list[Any]:
+    """Reloads ``page``, recording (decoded) every websocket frame it receives."""
+    frames: list[Any] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda payload: frames.append(json.loads(payload))),
+    )
+    page.reload()
+    return frames
+
+
+# --- reading and acting on any game table ------------------------------------------
+
+
+def phase(page: Any) -> str:
+    return str(page.get_by_test_id("table").get_attribute("data-phase"))
+
+
+def hand(page: Any) -> list[str]:
+    return list(
+        page.eval_on_selector_all(
+            '[data-testid="hand"] [data-card]', "els => els.map(e => e.dataset.card)"
+        )
+    )
+
+
+def select_cards(page: Any, *cards: str) -> None:
+    """Taps hand cards until each shows as selected."""
+    for card in cards:
+        page.get_by_test_id(f"card-{card}").click()
+        page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
+
+
+def wait_meld_with(page: Any, cards: list[str]) -> str:
+    """Waits until one meld on the table holds all of ``cards``; returns its id."""
+    handle = page.wait_for_function(
+        """cards => {
+            for (const m of document.querySelectorAll('[data-testid="melds"] [data-meld]')) {
+                const ids = [...m.querySelectorAll('[data-card]')].map(c => c.dataset.card);
+                if (cards.every(c => ids.includes(c))) return m.dataset.meld;
+            }
+            return false;
+        }""",
+        arg=cards,
+    )
+    return str(handle.json_value())
+
+
 class Table:
     """A Basic Rummy table as a player or spectator sees it in the page."""
 
@@ -143,17 +194,13 @@ class Table:
     # --- reading ---
 
     def phase(self) -> str:
-        return str(self.by_id("table").get_attribute("data-phase"))
+        return phase(self.page)
 
     def wait_phase(self, phase: str) -> None:
         self.page.wait_for_selector(f'[data-testid="table"][data-phase="{phase}"]')
 
     def hand(self) -> list[str]:
-        return list(
-            self.page.eval_on_selector_all(
-                '[data-testid="hand"] [data-card]', "els => els.map(e => e.dataset.card)"
-            )
-        )
+        return hand(self.page)
 
     def melds(self) -> dict[str, list[str]]:
         return dict(
@@ -213,17 +260,7 @@ class Table:
 
     def wait_meld_with(self, cards: list[str]) -> str:
         """Waits until one meld on the table holds all of ``cards``; returns its id."""
-        handle = self.page.wait_for_function(
-            """cards => {
-                for (const m of document.querySelectorAll('[data-testid="melds"] [data-meld]')) {
-                    const ids = [...m.querySelectorAll('[data-card]')].map(c => c.dataset.card);
-                    if (cards.every(c => ids.includes(c))) return m.dataset.meld;
-                }
-                return false;
-            }""",
-            arg=cards,
-        )
-        return str(handle.json_value())
+        return wait_meld_with(self.page, cards)
 
     def record_turns(self) -> None:
         """Starts recording, in the page, every change of whose turn the table shows."""
@@ -247,10 +284,16 @@ class Table:
 
     # --- acting ---
 
+    def add_bots_and_start(self, *seats: int) -> None:
+        """The owner's waiting room: a bot into each of ``seats``, then start."""
+        for seat in seats:
+            self.by_id("btn-add-bot").click()
+            self.page.wait_for_selector(f'[data-testid="seat-{seat}"].is-taken')
+        self.by_id("btn-start").click()
+        self.wait_phase("playing")
+
     def select(self, *cards: str) -> None:
-        for card in cards:
-            self.by_id(f"card-{card}").click()
-            self.page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
+        select_cards(self.page, *cards)
 
     def draw_stock(self) -> None:
         before = len(self.hand())
@@ -284,18 +327,18 @@ class Table:
         self.page.wait_for_selector(f'[data-testid="card-{card}"]', state="detached")
 
 
-def card_ids_in(value: Any) -> set[str]:
-    """Every string in a decoded JSON value that is a card id."""
+def card_ids_in(value: Any, card_id: re.Pattern[str] = CARD_ID) -> set[str]:
+    """Every string in a decoded JSON value that is a card id (matches ``card_id``)."""
     found: set[str] = set()
     if isinstance(value, str):
-        if CARD_ID.match(value):
+        if card_id.match(value):
             found.add(value)
     elif isinstance(value, dict):
         for item in value.values():
-            found |= card_ids_in(item)
+            found |= card_ids_in(item, card_id)
     elif isinstance(value, list):
         for item in value:
-            found |= card_ids_in(item)
+            found |= card_ids_in(item, card_id)
     return found
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
-from tests.browser.conftest import no_horizontal_overflow
+from tests.browser.conftest import create_room, hand, no_horizontal_overflow, phase
+from tests.browser.conftest import select_cards as select
 
 PHONE = {"width": 375, "height": 667}
 
@@ -15,13 +14,7 @@ PHONE = {"width": 375, "height": 667}
 def create_game_room(
     base_url: str, guest: dict[str, Any], game: str, seats: int, **options: Any
 ) -> str:
-    response = httpx.post(
-        f"{base_url}/api/rooms",
-        json={"game": game, "seats": seats, "options": options},
-        headers={"Authorization": f"Bearer {guest['token']}"},
-    )
-    assert response.status_code in (200, 201), response.text
-    return str(response.json()["room_id"])
+    return create_room(base_url, guest, seats, game=game, **options)
 
 
 def assert_fits(page: Any) -> None:
@@ -44,23 +37,30 @@ def start_with_bots(page: Any) -> None:
     page.wait_for_selector('[data-testid="table"]:not([data-phase="waiting"])')
 
 
-def hand(page: Any) -> list[str]:
-    return list(
-        page.eval_on_selector_all(
-            '[data-testid="hand"] [data-card]', "els => els.map(e => e.dataset.card)"
-        )
+def gone(page: Any, card: str) -> None:
+    """Waits until ``card`` has left the hand."""
+    page.wait_for_selector(f'[data-testid="hand"] [data-testid="card-{card}"]', state="detached")
+
+
+def draw_from_stock(page: Any) -> list[str]:
+    """Draws from the stock; returns the hand as it was before. Returns once the
+    hand has changed or the deal has ended."""
+    before = hand(page)
+    page.get_by_test_id("stock").click()
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-testid=\"hand\"] [data-card]').length !== n"
+        " || document.querySelector('[data-testid=\"table\"]').dataset.phase !== 'playing'",
+        arg=len(before),
     )
+    return before
 
 
-def phase(page: Any) -> str:
-    return str(page.get_by_test_id("table").get_attribute("data-phase"))
-
-
-def select(page: Any, *cards: str) -> None:
-    """Taps hand cards until each shows as selected."""
-    for card in cards:
-        page.get_by_test_id(f"card-{card}").click()
-        page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
+def discard_drawn(page: Any, before: list[str]) -> None:
+    """Discards the card that is in the hand but not in ``before``."""
+    drawn = next(c for c in hand(page) if c not in before)
+    select(page, drawn)
+    page.get_by_test_id("btn-discard").click()
+    gone(page, drawn)
 
 
 # --- the daily deal ------------------------------------------------------------------
@@ -85,23 +85,12 @@ def play_to_the_end(page: Any) -> None:
             page.locator('[data-testid="hand"] .is-closer').first.click()
             page.wait_for_selector('[data-testid="table"][data-phase="game_over"]')
             return
-        before = hand(page)
-        page.get_by_test_id("stock").click()
-        page.wait_for_function(
-            "n => document.querySelectorAll('[data-testid=\"hand\"] [data-card]').length !== n"
-            " || document.querySelector('[data-testid=\"table\"]').dataset.phase !== 'playing'",
-            arg=len(before),
-        )
+        before = draw_from_stock(page)
         if phase(page) != "playing":
             continue
         if page.get_by_test_id("btn-close").count():
             continue
-        drawn = next(c for c in hand(page) if c not in before)
-        select(page, drawn)
-        page.get_by_test_id("btn-discard").click()
-        page.wait_for_selector(
-            f'[data-testid="hand"] [data-testid="card-{drawn}"]', state="detached"
-        )
+        discard_drawn(page, before)
     raise AssertionError("the daily deal did not end")
 
 

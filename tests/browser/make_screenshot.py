@@ -58,11 +58,7 @@ def make_screenshot(output: Path = OUTPUT) -> Path:
                     page = new_page(browser, f"{server.url}/?room={room}", identity=ana)
                     table = Table(page)
                     table.wait_phase("waiting")
-                    for seat in (1, 2):
-                        page.get_by_test_id("btn-add-bot").click()
-                        page.wait_for_selector(f'[data-testid="seat-{seat}"].is-taken')
-                    page.get_by_test_id("btn-start").click()
-                    table.wait_phase("playing")
+                    table.add_bots_and_start(1, 2)
 
                     table.wait_my_turn_to_draw()
                     table.draw_stock()

@@ -49,12 +49,7 @@ def test_phone_screen_has_no_horizontal_overflow(live_server, open_page: OpenPag
     table.wait_phase("waiting")
     assert_fits(page)
 
-    page.get_by_test_id("btn-add-bot").click()
-    page.wait_for_selector('[data-testid="seat-1"].is-taken')
-    page.get_by_test_id("btn-add-bot").click()
-    page.wait_for_selector('[data-testid="seat-2"].is-taken')
-    page.get_by_test_id("btn-start").click()
-    table.wait_phase("playing")
+    table.add_bots_and_start(1, 2)
 
     # Mid-game, melds from every seat on the table and a full hand selected.
     table.wait_my_turn_to_draw()

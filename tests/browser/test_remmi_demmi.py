@@ -7,19 +7,19 @@ a claim names nine of the ten (RD-19).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, new_guest
+from tests.browser.conftest import OpenPage, card_ids_in, new_guest, record_frames
 from tests.browser.game_rooms import (
     PHONE,
     assert_fits,
     create_game_room,
     hand,
     phase,
+    select,
     start_with_bots,
 )
 
@@ -36,23 +36,7 @@ BOT3 = ["GJ5", "PR3", "PR4", "PR5", "PJ3", "PJ4", "PJ5", "PL3", "OL3", "GL4"]
 
 
 def rd_ids_in(value: Any) -> set[str]:
-    found: set[str] = set()
-    if isinstance(value, str):
-        if RD_CARD.match(value):
-            found.add(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            found |= rd_ids_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            found |= rd_ids_in(item)
-    return found
-
-
-def select(page: Any, *cards: str) -> None:
-    for card in cards:
-        page.get_by_test_id(f"card-{card}").click()
-        page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
+    return card_ids_in(value, RD_CARD)
 
 
 def wait_trading(page: Any) -> None:
@@ -138,12 +122,7 @@ def test_two_players_trade_a_spectator_sees_only_sizes_and_claims(
     # A spectator, recording every frame it receives.
     sam = new_guest(live_server.url, "Sam")
     watch = open_page(f"{live_server.url}/?room={room}&watch=1", identity=sam)
-    frames: list[Any] = []
-    watch.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda payload: frames.append(json.loads(payload))),
-    )
-    watch.reload()
+    frames = record_frames(watch)
     watch.wait_for_selector('[data-testid="table"][data-phase="waiting"]')
 
     page = open_page(f"{live_server.url}/?room={room}", identity=ana)

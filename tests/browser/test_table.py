@@ -5,7 +5,6 @@ Seat 0 is the human, seat 1 a bot; seat 1 deals, so seat 0 plays first (BR-9).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from tests.browser.conftest import (
     card_text,
     create_room,
     new_guest,
+    record_frames,
     scenario,
 )
 
@@ -35,10 +35,7 @@ def start_scenario_room(
     page = open_page(f"{base_url}/?room={room}", identity=guest)
     table = Table(page)
     table.wait_phase("waiting")
-    page.get_by_test_id("btn-add-bot").click()
-    page.wait_for_selector('[data-testid="seat-1"].is-taken')
-    page.get_by_test_id("btn-start").click()
-    table.wait_phase("playing")
+    table.add_bots_and_start(1)
     return room, page
 
 
@@ -51,12 +48,7 @@ def test_melds_lay_offs_and_a_spectator_who_never_sees_a_hand(
     # Another guest in another browser context watches; record every frame it gets.
     sam = new_guest(live_server.url, "Sam")
     watch_page = open_page(f"{live_server.url}/?room={room}&watch=1", identity=sam)
-    frames: list[Any] = []
-    watch_page.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda payload: frames.append(json.loads(payload))),
-    )
-    watch_page.reload()
+    frames = record_frames(watch_page)
     watcher = Table(watch_page)
     watcher.wait_phase("waiting")
     assert watch_page.get_by_test_id("spectator-banner").is_visible()
@@ -64,10 +56,7 @@ def test_melds_lay_offs_and_a_spectator_who_never_sees_a_hand(
     page = open_page(f"{live_server.url}/?room={room}", identity=ana)
     me = Table(page)
     me.wait_phase("waiting")
-    page.get_by_test_id("btn-add-bot").click()
-    page.wait_for_selector('[data-testid="seat-1"].is-taken')
-    page.get_by_test_id("btn-start").click()
-    me.wait_phase("playing")
+    me.add_bots_and_start(1)
     watcher.wait_phase("playing")
 
     assert sorted(me.hand()) == sorted(ANA)

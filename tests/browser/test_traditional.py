@@ -15,12 +15,17 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import OpenPage, new_guest, scenario
+from tests.browser.conftest import wait_meld_with as meld_with
 from tests.browser.game_rooms import (
     PHONE,
     assert_fits,
     create_game_room,
+    discard_drawn,
+    draw_from_stock,
+    gone,
     hand,
     phase,
+    select,
     start_with_bots,
 )
 
@@ -46,30 +51,6 @@ def drag(page: Any, card: str, target_selector: str) -> None:
     page.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=8)
     page.wait_for_selector(f"{target_selector}.is-drop-hover")
     page.mouse.up()
-
-
-def meld_with(page: Any, cards: list[str]) -> str:
-    handle = page.wait_for_function(
-        """cards => {
-            for (const m of document.querySelectorAll('[data-testid="melds"] [data-meld]')) {
-                const ids = [...m.querySelectorAll('[data-card]')].map(c => c.dataset.card);
-                if (cards.every(c => ids.includes(c))) return m.dataset.meld;
-            }
-            return false;
-        }""",
-        arg=cards,
-    )
-    return str(handle.json_value())
-
-
-def select(page: Any, *cards: str) -> None:
-    for card in cards:
-        page.get_by_test_id(f"card-{card}").click()
-        page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
-
-
-def gone(page: Any, card: str) -> None:
-    page.wait_for_selector(f'[data-testid="hand"] [data-testid="card-{card}"]', state="detached")
 
 
 def my_turn_to_draw(page: Any, timeout: int = 15_000) -> None:
@@ -144,21 +125,10 @@ def test_a_whole_match_with_a_hunt_lay_offs_and_the_pot_split(
             my_turn_to_draw(page, timeout=3_000)
         except Exception:
             continue
-        before = hand(page)
-        page.get_by_test_id("stock").click()
-        page.wait_for_function(
-            "n => document.querySelectorAll('[data-testid=\"hand\"] [data-card]').length !== n"
-            " || document.querySelector('[data-testid=\"table\"]').dataset.phase !== 'playing'",
-            arg=len(before),
-        )
+        before = draw_from_stock(page)
         if phase(page) != "playing":
             break
-        drawn = next(c for c in hand(page) if c not in before)
-        select(page, drawn)
-        page.get_by_test_id("btn-discard").click()
-        page.wait_for_selector(
-            f'[data-testid="hand"] [data-testid="card-{drawn}"]', state="detached"
-        )
+        discard_drawn(page, before)
         turns += 1
         assert turns < 80, "the bot never went out"
 
