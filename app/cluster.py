@@ -16,7 +16,7 @@ Terms:
   command that gets no answer is retried (with the same command id, so it is
   never applied twice) wherever the room lives by then.
 
-Room output does not pass through here: owners publish frames on the
+Room output does not pass through here: owners publish changes on the
 broker's room channels, which every process with watchers subscribes to.
 """
 

@@ -30,11 +30,12 @@ class Feed:
         self.ready = asyncio.Event()
 
     def deliver(self, message: bytes) -> None:
-        version, frame = open_envelope(message)
-        text = frame.decode()
+        version, frames = open_envelope(message)
+        texts = [frame.decode() for frame in frames]
         for sink in tuple(self.sinks.values()):
             try:
-                sink(version, text)
+                for text in texts:
+                    sink(version, text)
             except Exception:
                 log.exception("a feed sink failed")
 

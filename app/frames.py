@@ -2,9 +2,11 @@
 
 A *frame* is one JSON text message as sent on a WebSocket. A room's change is
 turned into frames once per audience (a seat, or the spectators), never once
-per connection. On the broker a frame travels as an *envelope*: the room
-version, a newline, then the frame, so that a connection can drop frames
-older than the snapshot it was sent without parsing JSON.
+per connection. On the broker a change travels to each audience as one
+*envelope*: the room version, then the change's frames (its events, then the
+state), each on its own line, so that a connection can drop frames older
+than the snapshot it was sent without parsing JSON. (Serialised JSON never
+holds a raw newline.)
 """
 
 from __future__ import annotations
@@ -35,13 +37,13 @@ def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
     return dumps({"type": "state", "room": room_id, "version": version, "view": view})
 
 
-def envelope(version: int, frame: bytes) -> bytes:
-    return b"%d\n%s" % (version, frame)
+def envelope(version: int, *frames: bytes) -> bytes:
+    return b"\n".join((b"%d" % version, *frames))
 
 
-def open_envelope(message: bytes) -> tuple[int, bytes]:
-    head, _, frame = message.partition(b"\n")
-    return int(head), frame
+def open_envelope(message: bytes) -> tuple[int, list[bytes]]:
+    head, *frames = message.split(b"\n")
+    return int(head), frames
 
 
 def seat_channel(room_id: str, seat: int) -> str:
@@ -53,7 +55,7 @@ def watch_channel(room_id: str) -> str:
 
 
 def change_messages(change: Change) -> list[tuple[str, bytes]]:
-    """The (channel, envelope) pairs that carry one change to every audience."""
+    """The (channel, envelope) pairs that carry one change to every audience: one each."""
     events = [
         dumps({"type": "event", "room": change.room_id, "version": change.version,
                "event": event})
@@ -63,8 +65,6 @@ def change_messages(change: Change) -> list[tuple[str, bytes]]:
     for audience, view in change.views.items():
         channel = (watch_channel(change.room_id) if audience is None
                    else seat_channel(change.room_id, audience))
-        for frame in events:
-            out.append((channel, envelope(change.version, frame)))
-        out.append((channel, envelope(change.version, state(change.room_id, change.version,
-                                                             view))))
+        out.append((channel, envelope(change.version, *events,
+                                      state(change.room_id, change.version, view))))
     return out
