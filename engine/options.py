@@ -28,10 +28,12 @@ def common_defaults(game: Game) -> dict[str, Any]:
     return defaults
 
 
-def _int_in(options: dict[str, Any], key: str, low: int, high: int) -> None:
-    value = options[key]
+def check_int(name: str, value: object, low: int, high: int) -> int:
+    """``value`` if it is a whole number in ``low..high``; BadOptions otherwise."""
+    # bool is an int in Python; `true` is no number of deals.
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadOptions(f"{key} must be a whole number from {low} to {high}")
+        raise BadOptions(f"{name} must be a whole number from {low} to {high}")
+    return value
 
 
 def validate_room_options(game: Game, options: dict[str, Any], players: int) -> dict[str, Any]:
@@ -44,12 +46,12 @@ def validate_room_options(game: Game, options: dict[str, Any], players: int) -> 
         )
     merged = {**common_defaults(game), **options}
     if "seed" in merged:
-        _int_in(merged, "seed", 0, 2**63 - 1)
-    _int_in(merged, "bot_delay_ms", 0, 10_000)
+        check_int("seed", merged["seed"], 0, 2**63 - 1)
+    check_int("bot_delay_ms", merged["bot_delay_ms"], 0, 10_000)
     if not isinstance(merged["fill_bots"], bool):
         raise BadOptions("fill_bots must be true or false")
     if game.turn_based:
-        _int_in(merged, "turn_clock_s", 0, 3600)
+        check_int("turn_clock_s", merged["turn_clock_s"], 0, 3600)
     common: dict[str, Any] = {
         k: merged.pop(k) for k in ("seed", "bot_delay_ms", "fill_bots", "turn_clock_s")
         if k in merged

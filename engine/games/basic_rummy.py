@@ -52,10 +52,10 @@ from engine.games.rummy import (
     RummyGame,
     RummyRules,
     RummyState,
-    check_int,
 )
 from engine.games.rummy import possible_melds as _possible_melds
 from engine.melds import BASIC
+from engine.options import check_int
 
 __all__ = [
     "DEAL_OVER", "DRAW", "GAME_OVER", "HAND_SIZES", "PLAY", "PLAYING", "RULES", "BasicRummy",

@@ -76,7 +76,6 @@ from engine.games.rummy import (
     RummyGame,
     RummyRules,
     RummyState,
-    check_int,
 )
 from engine.melds import (
     HandMeld,
@@ -87,6 +86,7 @@ from engine.melds import (
     best_partition,
     meld_kind,
 )
+from engine.options import check_int
 
 HAND_SIZE = 7  # IR-3
 DEFAULT_DEALS = 8  # IR-19

@@ -62,6 +62,7 @@ from typing import Any, ClassVar
 
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
 from engine.game import Action, Event, Outcome, View
+from engine.options import check_int
 from engine.rng import Rng
 
 COLOURS = "OPG"
@@ -389,12 +390,6 @@ def from_snapshot(data: dict[str, Any]) -> RemmiDemmiState:
 # --- options ------------------------------------------------------------------------------
 
 
-def _check_int(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadOptions(f"{name} must be a whole number from {low} to {high}")
-    return value
-
-
 def _validate_scenario(scenario: object, players: int) -> dict[str, Any]:
     if not isinstance(scenario, dict):
         raise BadOptions("scenario must be an object")
@@ -473,21 +468,21 @@ class RemmiDemmi:
                 raise BadOptions('speed must be "snail" or "lightning"')
             merged["speed"] = options["speed"]
         if options.get("timer_s") is not None:
-            merged["timer_s"] = _check_int("timer_s", options["timer_s"], 10, 600)
+            merged["timer_s"] = check_int("timer_s", options["timer_s"], 10, 600)
         if "frantic" in options:
             if not isinstance(options["frantic"], bool):
                 raise BadOptions("frantic must be true or false")
             merged["frantic"] = options["frantic"]
         if "return_window_s" in options:
-            merged["return_window_s"] = _check_int(
+            merged["return_window_s"] = check_int(
                 "return_window_s", options["return_window_s"], 1, 60
             )
         if "round_pause_ms" in options:
-            merged["round_pause_ms"] = _check_int(
+            merged["round_pause_ms"] = check_int(
                 "round_pause_ms", options["round_pause_ms"], 0, 60_000
             )
         if "rounds" in options:
-            merged["rounds"] = _check_int("rounds", options["rounds"], 1, 20)
+            merged["rounds"] = check_int("rounds", options["rounds"], 1, 20)
         if options.get("scenario") is not None:
             merged["scenario"] = _validate_scenario(options["scenario"], players)
         return merged

@@ -69,6 +69,7 @@ from engine.cards import is_standard_card, rank_index, standard_deck
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
 from engine.game import Action, Event, Outcome, View
 from engine.melds import BASIC, MeldRules, all_melds, arrange, extended, meld_kind
+from engine.options import check_int
 from engine.rng import Rng
 
 PLAYING = "playing"
@@ -177,14 +178,6 @@ def copy_json(value: Any) -> Any:
         return [copy_json(v) for v in value]
     if isinstance(value, dict):
         return {k: copy_json(v) for k, v in value.items()}
-    return value
-
-
-def check_int(name: str, value: object, low: int, high: int) -> int:
-    """``value`` if it is a whole number in ``low..high``; BadOptions otherwise."""
-    # bool is an int in Python; `true` is no number of deals.
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadOptions(f"{name} must be a whole number from {low} to {high}")
     return value
 
 

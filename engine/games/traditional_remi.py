@@ -57,9 +57,9 @@ from engine.games.rummy import (
     RummyGame,
     RummyRules,
     RummyState,
-    check_int,
 )
 from engine.melds import HIGH_ACE, LOW_ACE, MeldRules
+from engine.options import check_int
 
 HAND_SIZE = 10  # TR-3
 HUNT_BONUS = 25  # TR-12
