@@ -27,7 +27,9 @@ def assert_fits(page: Any) -> None:
 def start_with_bots(page: Any) -> None:
     """The owner's waiting room: add bots to every free seat, then start."""
     page.wait_for_selector('[data-testid="table"][data-phase="waiting"]')
-    while page.get_by_test_id("btn-add-bot").is_enabled():
+    # Counted by free seats, not by the button: the button is also disabled while
+    # the previous add_bot awaits its ack, which can outlast the new state frame.
+    while page.locator(".seat-slot.is-free").count() > 0:
         taken = page.locator(".seat-slot.is-taken").count()
         page.get_by_test_id("btn-add-bot").click()
         page.wait_for_function(
