@@ -3,7 +3,7 @@
 Every connection watching a room in this process listens to its audience's
 channel. Rather than each connection subscribing on its own (and each
 decoding every frame), a :class:`Feed` subscribes once per channel, opens
-each envelope once (version and text) and hands the same text to every
+each envelope once (version and frames) and hands the same frames to every
 connection attached to it. A room with many spectators costs one decode per
 frame, not one per spectator.
 """
@@ -20,7 +20,7 @@ from app.frames import open_envelope
 
 log = logging.getLogger("kartu.feeds")
 
-Sink = Callable[[int, str], None]  # (version, frame text); must not block
+Sink = Callable[[int, bytes], None]  # (version, frame); must not block
 
 
 class Feed:
@@ -31,11 +31,10 @@ class Feed:
 
     def deliver(self, message: bytes) -> None:
         version, frames = open_envelope(message)
-        texts = [frame.decode() for frame in frames]
         for sink in tuple(self.sinks.values()):
             try:
-                for text in texts:
-                    sink(version, text)
+                for frame in frames:
+                    sink(version, frame)
             except Exception:
                 log.exception("a feed sink failed")
 

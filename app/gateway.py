@@ -4,8 +4,10 @@ A connection authenticates once (``?token=``; without one it may only
 watch), then turns each incoming frame into a room command. It never touches
 game state: it validates, enqueues on the room's actor, and replies with
 ``ack`` or ``error``. Room output reaches it through the broker, on the
-channel of its audience (its seat, or the spectators), into a bounded
-outgoing queue drained by a writer task.
+channel of its audience (its seat, or the spectators). Served by
+``python -m app`` (:mod:`app.wsprotocol`), frames go out on the socket's
+direct frame path: framed at once, written once per loop turn. On any other
+ASGI server they go through a bounded outgoing queue drained by a writer task.
 
 Abuse handling, in the order it bites:
 
@@ -13,7 +15,8 @@ Abuse handling, in the order it bites:
 - the *flood level* rises by one per message and drains at ``flood_rate``
   per second; above ``flood_refuse_level`` messages are refused with
   ``rate_limited``, above ``flood_close_level`` the socket is closed (1008);
-- a client that does not read fast enough fills its outgoing queue and is
+- a client that does not read fast enough (more than ``send_buffer_bytes``
+  waiting on the direct path, ``send_queue_size`` frames on the queue) is
   dropped (1013) instead of being buffered forever.
 """
 
@@ -46,6 +49,7 @@ from app.messages import (
 from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.store import PlayerRecord
+from app.wsprotocol import frame_path
 from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
 
 log = logging.getLogger("kartu.gateway")
@@ -76,7 +80,8 @@ class Connection:
         self.settings = settings
         self.registry = registry
         self.feeds = feeds
-        self.outgoing: asyncio.Queue[str | None] = asyncio.Queue(settings.send_queue_size)
+        self.path = frame_path(websocket.scope) if hasattr(websocket, "scope") else None
+        self.outgoing: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue_size)
         self.memberships: dict[str, Membership] = {}
         self._flood_level = 0.0
         self._flood_at = time.monotonic()
@@ -85,6 +90,7 @@ class Connection:
         self._commands = 0
         self._closing = False
         self._close_with: tuple[int, str] | None = None
+        self._close_task: asyncio.Task[None] | None = None
 
     @property
     def player_id(self) -> str | None:
@@ -92,21 +98,26 @@ class Connection:
 
     # --- sending -------------------------------------------------------------
 
-    def send(self, frame: bytes | str) -> None:
+    def send(self, frame: bytes) -> None:
         if self._closing:
             return
+        if self.path is not None:
+            if not self.path.send(frame, self.settings.send_buffer_bytes):
+                self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up", drain=False)
+            return
         try:
-            self.outgoing.put_nowait(frame if isinstance(frame, str) else frame.decode())
+            self.outgoing.put_nowait(frame)
         except asyncio.QueueFull:
             self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up", drain=False)
 
     async def _write_forever(self) -> None:
+        """The queue path's writer (servers without the direct frame path)."""
         while True:
             frame = await self.outgoing.get()
             if frame is None:  # a close was asked for after the frames before it
                 await self._close()
                 return
-            await self.ws.send_text(frame)
+            await self.ws.send_text(frame.decode())
 
     def close_soon(self, code: int, reason: str, *, drain: bool = True) -> None:
         """Closes the socket; with ``drain``, after the frames already queued (errors)."""
@@ -116,13 +127,13 @@ class Connection:
         self._close_with = (code, reason)
         log.info("connection_closed", extra={"fields": {"player": self.player_id, "code": code,
                                                         "reason": reason}})
-        if drain:
+        if drain and self.path is None:
             try:
                 self.outgoing.put_nowait(None)
                 return
             except asyncio.QueueFull:
                 pass
-        asyncio.get_running_loop().create_task(self._close())
+        self._close_task = asyncio.get_running_loop().create_task(self._close())
 
     async def _close(self) -> None:
         code, reason = self._close_with or (1000, "")
@@ -132,7 +143,9 @@ class Connection:
     # --- receiving -----------------------------------------------------------
 
     async def serve(self) -> None:
-        writer = asyncio.get_running_loop().create_task(self._write_forever())
+        # On the direct path frames are already in order on the socket: no writer.
+        writer = (None if self.path is not None
+                  else asyncio.get_running_loop().create_task(self._write_forever()))
         try:
             while not self._closing:
                 message = await self.ws.receive()
@@ -153,13 +166,17 @@ class Connection:
         finally:
             self._closing = True
             await self._leave_all()
-            if self._close_with is not None and not writer.done():
-                # Let the writer send what was queued before the close, briefly.
-                with contextlib.suppress(asyncio.TimeoutError, Exception):
-                    await asyncio.wait_for(asyncio.shield(writer), 2)
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+            if self._close_task is not None:  # the close asked for goes out first
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(self._close_task), 2)
+            if writer is not None:
+                if self._close_with is not None and not writer.done():
+                    # Let the writer send what was queued before the close, briefly.
+                    with contextlib.suppress(asyncio.TimeoutError, Exception):
+                        await asyncio.wait_for(asyncio.shield(writer), 2)
+                writer.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await writer
 
     def _admit(self) -> bool:
         """Flood control: False if this message is refused (or the socket closed)."""
@@ -238,7 +255,7 @@ class Connection:
                    else frames.seat_channel(msg.room, seat))
         membership = Membership(seat, channel)
 
-        def deliver(version: int, frame: str) -> None:
+        def deliver(version: int, frame: bytes) -> None:
             if version > membership.floor:
                 self.send(frame)
 

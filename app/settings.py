@@ -51,7 +51,12 @@ class Settings(BaseSettings):
     flood_rate: float = 20.0
     flood_refuse_level: float = 40.0
     flood_close_level: float = 80.0
-    # Outgoing frames queued for one connection before it counts as too slow.
+    # When one connection counts as too slow: bytes waiting for its socket on
+    # the direct frame path (python -m app), or frames queued on other servers.
+    send_buffer_bytes: int = Field(
+        default=1_048_576,
+        validation_alias=AliasChoices("KARTU_SEND_BUFFER", "send_buffer_bytes"),
+    )
     send_queue_size: int = 512
     # How long a finished or empty room stays in memory, in seconds.
     room_idle_s: int = 1800

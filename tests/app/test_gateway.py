@@ -74,7 +74,7 @@ async def test_a_channel_is_subscribed_once_however_many_connections_watch_it() 
     assert len(broker._channels["room:r:watch"]) == 1  # one broker subscription
     broker.publish("room:r:watch", b'7\n{"type":"event"}\n{"type":"state"}')
     assert got == [(n, 7, f) for n in ("a", "b", "c")
-                   for f in ('{"type":"event"}', '{"type":"state"}')]
+                   for f in (b'{"type":"event"}', b'{"type":"state"}')]
     for handle in handles:
         await feeds.detach("room:r:watch", handle)
     assert feeds.channels() == 0 and not broker._channels.get("room:r:watch")

@@ -9,11 +9,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 import redis
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from engine.replay import replay
 from tests.conftest import LiveServer
@@ -50,11 +54,17 @@ def redis_url_or_skip() -> str:
     return url
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "asgi-queue"])
 async def table(request: pytest.FixtureRequest, server_factory: Any) -> Any:
+    """A two-seat table on the in-process broker, on Redis, and (``asgi-queue``)
+    on uvicorn's own WebSocket protocol, where frames take the ASGI queue path
+    instead of kartu's direct frame path."""
     env = {"REDIS_URL": redis_url_or_skip()} if request.param == "redis" else {}
+    if request.param == "asgi-queue":
+        env["KARTU_WS"] = "websockets-sansio"
     live_server = server_factory(env)
-    assert httpx.get(f"{live_server.url}/healthz").json()["broker"] == request.param
+    broker = "redis" if request.param == "redis" else "memory"
+    assert httpx.get(f"{live_server.url}/healthz").json()["broker"] == broker
     ana, bo = new_guest(live_server.url, "Ana"), new_guest(live_server.url, "Bo")
     room = create_room(live_server.url, ana["token"], "basic_rummy", 2, scenario=SCENARIO,
                        deals=1, bot_delay_ms=0, turn_clock_s=0)
@@ -168,7 +178,15 @@ async def test_a_socket_without_token_may_only_watch(live_server: LiveServer) ->
     await anon.close()
 
 
-async def test_oversized_frames_close_the_socket(live_server: LiveServer) -> None:
+@pytest.fixture(params=["kartu", "websockets-sansio"])
+def any_ws_server(request: pytest.FixtureRequest, server_factory: Any) -> LiveServer:
+    """A server on kartu's WebSocket protocol, and one on uvicorn's (the ASGI queue path)."""
+    server: LiveServer = server_factory({"KARTU_WS": request.param})
+    return server
+
+
+async def test_oversized_frames_close_the_socket(any_ws_server: LiveServer) -> None:
+    live_server = any_ws_server
     client = await Client.open(live_server.ws_url, max_size=None)
     await client.ws.send(json.dumps({"type": "ping", "pad": "x" * 40_000}))
     with pytest.raises(ConnectionError):
@@ -176,8 +194,8 @@ async def test_oversized_frames_close_the_socket(live_server: LiveServer) -> Non
     assert client.ws.close_code in (1009, 1008)
 
 
-async def test_flooding_is_refused_then_closed(live_server: LiveServer) -> None:
-    client = await Client.open(live_server.ws_url)
+async def test_flooding_is_refused_then_closed(any_ws_server: LiveServer) -> None:
+    client = await Client.open(any_ws_server.ws_url)
     for i in range(300):
         try:
             await client.ws.send(json.dumps({"type": "ping", "ref": i}))
@@ -269,3 +287,42 @@ async def test_turn_clock_lets_a_bot_play_for_an_absent_player(live_server: Live
     await a.wait_for(lambda f: f["type"] == "event" and f["event"] == {"kind": "back", "seat": 0})
     assert not a.latest_state(room)["view"]["seats"][0]["away"]
     await a.close()
+
+
+async def test_a_spectator_that_stops_reading_is_dropped_not_buffered(
+        server_factory: Any) -> None:
+    """On the direct frame path the bound is bytes waiting for the socket
+    (``KARTU_SEND_BUFFER``): a watcher whose socket is full is closed with 1013
+    while the rooms play on."""
+    server = server_factory({"KARTU_SEND_BUFFER": "20000"})
+    ana = new_guest(server.url, "Ana")
+    owner = await Client.open(server.ws_url, ana["token"])
+    # A watcher with a small receive buffer that reads nothing: its client
+    # library stops reading after one queued message, so the kernel's buffers
+    # fill (a few MB on loopback), then the server's.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    address = urlsplit(server.url)
+    sock.connect((address.hostname, address.port))
+    sock.setblocking(False)
+    stuck = await connect(f"{server.ws_url}/ws", sock=sock, max_queue=1)
+    rooms = []
+    for seed in range(3):  # three bot matches of 50 deals, ~6 MB of frames each
+        room = create_room(server.url, ana["token"], "basic_rummy", 2, seed=seed, deals=50,
+                           bot_delay_ms=0, turn_clock_s=0, deal_pause_ms=0)["room_id"]
+        await stuck.send(json.dumps({"type": "join", "room": room, "role": "spectator"}))
+        for _ in range(2):
+            await owner.request({"type": "add_bot", "room": room})
+        rooms.append(room)
+    for room in rooms:
+        assert (await owner.request({"type": "start", "room": room}))["type"] == "ack"
+    async with asyncio.timeout(60):
+        # The rooms did not wait for the watcher: they play to the end.
+        while any(httpx.get(f"{server.url}/api/rooms/{room}").json()["status"] != "finished"
+                  for room in rooms):
+            await asyncio.sleep(0.2)
+        with pytest.raises(ConnectionClosed):
+            async for _ in stuck:
+                pass
+    assert stuck.close_code == 1013
+    await owner.close()

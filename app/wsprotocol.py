@@ -1,0 +1,144 @@
+"""kartu's WebSocket protocol for uvicorn: the ASGI one, plus a direct frame path.
+
+``python -m app`` serves WebSockets with :class:`KartuWebSocketProtocol`
+(``uvicorn app.main:app --ws app.wsprotocol:KartuWebSocketProtocol`` does the
+same by hand). It is uvicorn's sans-I/O ``websockets`` protocol, so every
+ASGI application runs on it unchanged; what it adds is offered through the
+ASGI scope as the extension ``kartu.frames`` (a :class:`FramePath`), which
+the gateway uses when present and does without otherwise.
+
+Terms:
+
+- *corking*: frames sent during one turn of the event loop are framed at
+  once but written to the socket together, once, on the next turn. A room
+  change sends a connection its events and its state (and the actor its
+  ack): one ``write`` instead of three. Nothing waits longer than the
+  current loop turn.
+- *backlog*: bytes handed to this connection and not yet taken by the
+  kernel (corked plus the transport's buffer). Past ``limit`` the client
+  counts as too slow, and the gateway drops it rather than buffering.
+
+Receiving is uvicorn's, except that reading pauses only when
+``READ_AHEAD`` messages wait unread instead of after every message (each
+pause and resume is a system call pair).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.http11 import Request
+
+EXTENSION = "kartu.frames"
+READ_AHEAD = 16  # messages queued for the app before reading pauses
+
+
+class FramePath:
+    """The direct way out for one connection: synchronous, corked, bounded.
+
+    ``send`` frames a text message and returns False, sending nothing, when
+    the backlog is past ``limit`` (the caller decides what too slow means).
+    """
+
+    __slots__ = ("_protocol",)
+
+    def __init__(self, protocol: KartuWebSocketProtocol) -> None:
+        self._protocol = protocol
+
+    def send(self, frame: bytes, limit: int) -> bool:
+        return self._protocol.send_corked(frame, limit)
+
+    def backlog(self) -> int:
+        return self._protocol.backlog()
+
+    def flush(self) -> None:
+        self._protocol.flush()
+
+
+class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._corked: list[bytes] = []
+        self._corked_bytes = 0
+        self._flush_scheduled = False
+
+    # --- the direct frame path ------------------------------------------------
+
+    def handle_connect(self, event: Request) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None and not self.close_sent:
+            # The app task was created but has not run yet: it sees this.
+            scope["extensions"][EXTENSION] = FramePath(self)
+
+    def backlog(self) -> int:
+        if self.transport is None:
+            return self._corked_bytes
+        return self._corked_bytes + self.transport.get_write_buffer_size()
+
+    def send_corked(self, frame: bytes, limit: int) -> bool:
+        if self.close_sent or self.disconnected or not self.handshake_complete:
+            return True  # going away: nothing to send, nothing to complain about
+        if self.backlog() > limit:
+            return False
+        self.conn.send_text(frame)
+        for chunk in self.conn.data_to_send():
+            self._corked.append(chunk)
+            self._corked_bytes += len(chunk)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.loop.call_soon(self.flush)
+        return True
+
+    def flush(self) -> None:
+        self._flush_scheduled = False
+        if not self._corked:
+            return
+        data = b"".join(self._corked)
+        self._corked.clear()
+        self._corked_bytes = 0
+        if not self.transport.is_closing():
+            self.transport.write(data)
+
+    async def send(self, message: ASGISendEvent) -> None:
+        # Whatever goes the ASGI way (a close, a frame of another app) goes
+        # after the frames already corked, in order.
+        self.flush()
+        await super().send(message)
+
+    # --- receiving: pause reading only when the app falls behind --------------
+
+    def send_receive_event_to_app(self) -> None:
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        if self.close_sent:
+            return
+        if self.curr_msg_data_type == "text":
+            try:
+                self.queue.put_nowait({"type": "websocket.receive", "text": data.decode()})
+            except UnicodeDecodeError:
+                self.conn.send_close(1007)
+                self.handle_parser_exception()
+                return
+        else:
+            self.queue.put_nowait({"type": "websocket.receive", "bytes": data})
+        if not self.read_paused and self.queue.qsize() >= READ_AHEAD:
+            self.read_paused = True
+            self.transport.pause_reading()
+
+    async def receive(self) -> ASGIReceiveEvent:
+        message = await self.queue.get()
+        if self.read_paused and self.queue.qsize() < READ_AHEAD // 2:
+            self.read_paused = False
+            self.transport.resume_reading()
+        return message
+
+
+def frame_path(scope: Mapping[str, Any]) -> FramePath | None:
+    """The connection's direct frame path, when the server offers one."""
+    extensions = scope.get("extensions") or {}
+    path = extensions.get(EXTENSION)
+    return path if isinstance(path, FramePath) else None
