@@ -17,10 +17,14 @@ from collections.abc import Callable
 
 from app.broker import Broker, Subscription
 from app.frames import open_envelope
+from app.wsprotocol import wire
 
 log = logging.getLogger("kartu.feeds")
 
-Sink = Callable[[int, bytes], None]  # (version, frame); must not block
+# (version, frames, their wire bytes); must not block. The wire bytes
+# (app.wsprotocol.wire of each frame, joined) are made once per message for
+# every connection attached.
+Sink = Callable[[int, list[bytes], bytes], None]
 
 
 class Feed:
@@ -31,10 +35,10 @@ class Feed:
 
     def deliver(self, message: bytes) -> None:
         version, frames = open_envelope(message)
+        data = b"".join([wire(frame) for frame in frames])
         for sink in tuple(self.sinks.values()):
             try:
-                for frame in frames:
-                    sink(version, frame)
+                sink(version, frames, data)
             except Exception:
                 log.exception("a feed sink failed")
 

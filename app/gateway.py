@@ -255,8 +255,15 @@ class Connection:
                    else frames.seat_channel(msg.room, seat))
         membership = Membership(seat, channel)
 
-        def deliver(version: int, frame: bytes) -> None:
-            if version > membership.floor:
+        def deliver(version: int, frames: list[bytes], data: bytes) -> None:
+            if version <= membership.floor or self._closing:
+                return
+            if self.path is not None:
+                if not self.path.send_wire(data, self.settings.send_buffer_bytes):
+                    self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up",
+                                    drain=False)
+                return
+            for frame in frames:
                 self.send(frame)
 
         try:

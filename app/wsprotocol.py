@@ -14,6 +14,11 @@ Terms:
   change sends a connection its events and its state (and the actor its
   ack): one ``write`` instead of three. Nothing waits longer than the
   current loop turn.
+- *wire bytes*: a text message framed for sending (RFC 6455: FIN + text
+  opcode, the payload length, the payload; a server never masks). Without
+  an extension such as per-message compression they are the same for every
+  connection, so a frame sent to many sockets is framed once
+  (:func:`wire`) and the bytes are shared.
 - *backlog*: bytes handed to this connection and not yet taken by the
   kernel (corked plus the transport's buffer). Past ``limit`` the client
   counts as too slow, and the gateway drops it rather than buffering.
@@ -31,16 +36,28 @@ from typing import Any
 from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
+from websockets.protocol import State
 
 EXTENSION = "kartu.frames"
 READ_AHEAD = 16  # messages queued for the app before reading pauses
 
 
+def wire(payload: bytes) -> bytes:
+    """``payload`` (UTF-8 JSON) as one unmasked, final text frame."""
+    n = len(payload)
+    if n < 126:
+        return b"\x81" + bytes((n,)) + payload
+    if n < 65536:
+        return b"\x81\x7e" + n.to_bytes(2, "big") + payload
+    return b"\x81\x7f" + n.to_bytes(8, "big") + payload
+
+
 class FramePath:
     """The direct way out for one connection: synchronous, corked, bounded.
 
-    ``send`` frames a text message and returns False, sending nothing, when
-    the backlog is past ``limit`` (the caller decides what too slow means).
+    ``send_wire`` queues wire bytes (one or more frames, from :func:`wire`)
+    and returns False, sending nothing, when the backlog is past ``limit``
+    (the caller decides what too slow means).
     """
 
     __slots__ = ("_protocol",)
@@ -49,7 +66,10 @@ class FramePath:
         self._protocol = protocol
 
     def send(self, frame: bytes, limit: int) -> bool:
-        return self._protocol.send_corked(frame, limit)
+        return self._protocol.send_corked(wire(frame), limit)
+
+    def send_wire(self, data: bytes, limit: int) -> bool:
+        return self._protocol.send_corked(data, limit)
 
     def backlog(self) -> int:
         return self._protocol.backlog()
@@ -70,7 +90,8 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
     def handle_connect(self, event: Request) -> None:
         super().handle_connect(event)
         scope = getattr(self, "scope", None)
-        if scope is not None and not self.close_sent:
+        # Shared wire bytes are only right when no extension rewrites frames.
+        if scope is not None and not self.close_sent and not self.conn.extensions:
             # The app task was created but has not run yet: it sees this.
             scope["extensions"][EXTENSION] = FramePath(self)
 
@@ -79,15 +100,14 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
             return self._corked_bytes
         return self._corked_bytes + self.transport.get_write_buffer_size()
 
-    def send_corked(self, frame: bytes, limit: int) -> bool:
-        if self.close_sent or self.disconnected or not self.handshake_complete:
+    def send_corked(self, data: bytes, limit: int) -> bool:
+        if (self.close_sent or self.disconnected or not self.handshake_complete
+                or self.conn.state is not State.OPEN):
             return True  # going away: nothing to send, nothing to complain about
         if self.backlog() > limit:
             return False
-        self.conn.send_text(frame)
-        for chunk in self.conn.data_to_send():
-            self._corked.append(chunk)
-            self._corked_bytes += len(chunk)
+        self._corked.append(data)
+        self._corked_bytes += len(data)
         if not self._flush_scheduled:
             self._flush_scheduled = True
             self.loop.call_soon(self.flush)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -69,12 +70,23 @@ async def test_a_channel_is_subscribed_once_however_many_connections_watch_it() 
     broker = MemoryBroker()
     feeds = Feeds(broker)
     got: list[tuple[str, int, str]] = []
-    handles = [await feeds.attach("room:r:watch", lambda v, f, n=n: got.append((n, v, f)))
-               for n in ("a", "b", "c")]
+    wires: list[bytes] = []
+
+    def sink(name: str) -> Callable[[int, list[bytes], bytes], None]:
+        def deliver(version: int, frames: list[bytes], data: bytes) -> None:
+            got.extend((name, version, frame) for frame in frames)
+            wires.append(data)
+        return deliver
+
+    handles = [await feeds.attach("room:r:watch", sink(n)) for n in ("a", "b", "c")]
     assert len(broker._channels["room:r:watch"]) == 1  # one broker subscription
     broker.publish("room:r:watch", b'7\n{"type":"event"}\n{"type":"state"}')
     assert got == [(n, 7, f) for n in ("a", "b", "c")
                    for f in (b'{"type":"event"}', b'{"type":"state"}')]
+    # Framed once for all three: the same bytes object, two text frames.
+    assert wires[0] is wires[1] is wires[2]
+    assert wires[0] == b'\x81\x10{"type":"event"}\x81\x10{"type":"state"}'
+
     for handle in handles:
         await feeds.detach("room:r:watch", handle)
     assert feeds.channels() == 0 and not broker._channels.get("room:r:watch")
