@@ -21,11 +21,12 @@ from app import daily, logs
 from app.api import authenticate, router
 from app.broker import make_broker
 from app.cluster import Cluster
+from app.db import sqlite_file
 from app.feeds import Feeds
 from app.gateway import serve_socket
 from app.rooms import RoomRegistry
 from app.settings import Settings
-from app.snapshots import DbSnapshots, SnapshotStore
+from app.snapshots import DbSnapshots, LocalSnapshots, SnapshotStore, rooms_file
 from app.store import Store
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -60,6 +61,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.redis_url:
             cluster = Cluster(settings.redis_url, settings.redis_prefix, broker)
             snapshots = cluster.snapshots
+        elif (database_file := sqlite_file(settings.database_url)) is not None:
+            snapshots = LocalSnapshots(rooms_file(database_file))
         else:
             snapshots = DbSnapshots(store)
         registry = RoomRegistry(settings, broker, store, snapshots, cluster)
