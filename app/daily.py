@@ -391,6 +391,9 @@ async def leaderboard(
     """The day's ranking of ``game`` (default today), best first, and the caller's place."""
     _game(game)
     day = day or today(request.app)
+    # Counted before the lines are read: a game finishing in between then
+    # shows in the lines without being missing from a total that counts it.
+    total = await store.board_size(game, day)
     lines = await store.leaderboard(game, day, limit)
     you: dict[str, Any] | None = None
     if player is not None:
@@ -404,7 +407,7 @@ async def leaderboard(
         "ranking": "lowest" if game in LOWER_IS_BETTER else "highest",
         "entries": [{"rank": line.rank, "player_id": line.player_id, "name": line.name,
                      "score": line.score} for line in lines],
-        "total": await store.board_size(game, day),
+        "total": total,
         "you": you,
     }
 
