@@ -195,6 +195,7 @@ class Plan:
     quick: bool
     db_dir: Path | None = None
     profile: Path | None = None
+    moves: str = "quick"
 
     @property
     def connections(self) -> int:
@@ -216,7 +217,8 @@ def cores(processes: int) -> tuple[list[int | None], int | None]:
 
 
 async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> dict[str, Any]:
-    dialect: Dialect = (KartuDialect("basic_rummy" if plan.shape != "realtime" else "remmi_demmi")
+    dialect: Dialect = (KartuDialect("basic_rummy" if plan.shape != "realtime" else "remmi_demmi",
+                                     plan.moves)
                         if kind == "kartu" else RawDialect(pad))
 
     # The baseline cannot pass messages between its processes: its rooms stay whole.
@@ -669,6 +671,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                                               "redis://127.0.0.1:6379/0"))
     parser.add_argument("--spread", choices=("room", "conn"), default="room")
     parser.add_argument("--think-ms", type=float, default=0.0)
+    parser.add_argument("--moves", choices=("quick", "bot"), default="quick",
+                        help="turn: how players choose a move: quick (draw from the stock, "
+                             "discard; next to no generator CPU) or bot (the Basic Rummy bot, "
+                             "melds and lay-offs, ~100 us of generator CPU a move)")
     parser.add_argument("--traders", default="6", help="realtime: traders per room, 6..9 or 6-9")
     parser.add_argument("--spectators", type=int,
                         help="per room (default: 2 turn/idle, 0 realtime)")
@@ -718,7 +724,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
                 think_ms=args.think_ms, duration=duration, warmup=min(warmup, 30.0),
                 processes=args.processes, redis=args.redis, redis_url=args.redis_url,
                 spread=args.spread, compression=None if args.compression == "none" else "deflate",
-                quick=args.quick, db_dir=args.db_dir, profile=args.profile)
+                quick=args.quick, db_dir=args.db_dir, profile=args.profile, moves=args.moves)
 
 
 def redis_reachable(url: str) -> bool:

@@ -7,9 +7,11 @@ Terms:
   holds what differs between them: how rooms are set up, whose turn it is,
   what to play, and how a view is traced back to the action that caused it.
 - *shape*: ``turn`` (Basic Rummy rooms of 4 players and some spectators;
-  the player whose turn it is plays :func:`engine.bots.basic_rummy.choose`
-  of its own view), ``realtime`` (Remmi Demmi rooms of traders offering 1-3
-  cards on a fixed schedule) or ``idle`` (rooms of connected clients that do
+  the player whose turn it is plays :func:`quick_move` of its own view, or
+  with ``moves="bot"`` :func:`engine.bots.basic_rummy.choose`, a real
+  player's moves at about 100 us of the generator's CPU each),
+  ``realtime`` (Remmi Demmi rooms of traders offering 1-3 cards on a fixed
+  schedule) or ``idle`` (rooms of connected clients that do
   nothing).
 - *pacing*: a turn-based room sends its next action no sooner than
   ``rooms / rate`` seconds after its last one (and ``think_ms`` after the
@@ -49,6 +51,7 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from bench.leanws import LeanSocket
 from engine.bots.basic_rummy import choose as basic_rummy_choose
 
 TURN_EVENTS = frozenset({"drew", "melded", "laid_off", "discarded"})
@@ -163,7 +166,8 @@ class Client:
         self.token = token
         self.role = role
         self.seat: int | None = None
-        self.ws: ClientConnection | None = None
+        self.ws: ClientConnection | None = None  # with compression: the websockets client
+        self.lean: LeanSocket | None = None  # without: bench.leanws
         self.state_frame: bytes | None = None
         self.state_version = -1
         self.state_at = 0.0
@@ -177,10 +181,34 @@ class Client:
 
     async def open(self) -> None:
         url = f"{self.ws_url}/ws" + (f"?token={self.token}" if self.token else "")
+        if self.gen.compression is None:
+            self.lean = await LeanSocket.connect(url, self._message, self._closed, timeout=30)
+            return
         self.ws = await connect(url, compression=self.gen.compression, proxy=None,
                                 open_timeout=30, ping_interval=None, close_timeout=2,
                                 max_size=2**20)
         self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    def _message(self, frame: bytes) -> None:
+        try:
+            self.gen.on_frame(self, frame, time.perf_counter())
+        except Exception as err:  # a frame this client cannot handle is an error
+            self.gen.stats.errors[f"client:{type(err).__name__}"] += 1
+
+    def _closed(self) -> None:
+        if not self.closing:
+            code = self.lean.close_code if self.lean and self.lean.close_code else 1006
+            self.gen.stats.server_closes[str(code)] += 1
+        for waiter in self._waiters.values():
+            if not waiter.done():
+                waiter.set_exception(ConnectionError("socket closed"))
+
+    def send_soon(self, message: dict[str, Any]) -> None:
+        """Sends without waiting: written at once on a lean socket."""
+        if self.lean is not None:
+            self.lean.send(orjson.dumps(message))
+        else:
+            self.gen.spawn(self.send(message))
 
     def view(self) -> dict[str, Any] | None:
         """The latest state's view, parsed on demand."""
@@ -193,6 +221,9 @@ class Client:
         return next(self._refs)
 
     async def send(self, message: dict[str, Any]) -> None:
+        if self.lean is not None:
+            self.lean.send(orjson.dumps(message))
+            return
         assert self.ws is not None
         with contextlib.suppress(ConnectionClosed):  # the reader counts the close
             await self.ws.send(orjson.dumps(message), text=True)
@@ -240,6 +271,9 @@ class Client:
 
     async def close(self) -> None:
         self.closing = True
+        if self.lean is not None:
+            with contextlib.suppress(Exception):
+                await self.lean.close()
         if self.ws is not None:
             with contextlib.suppress(Exception):
                 await self.ws.close()
@@ -355,8 +389,7 @@ class Room:
         self.pending[client.seat] = Pending(ref, client.seat, now, counted)
         if counted:
             self.gen.stats.sent += 1
-        self.gen.spawn(client.send({"type": "act", "room": self.room_id, "action": action,
-                                    "ref": ref}))
+        client.send_soon({"type": "act", "room": self.room_id, "action": action, "ref": ref})
 
     def call_at(self, when: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
         loop = asyncio.get_running_loop()
@@ -470,11 +503,22 @@ class Dialect:
         raise NotImplementedError
 
 
+def quick_move(view: dict[str, Any]) -> dict[str, Any]:
+    """A legal Basic Rummy move that costs the generator next to nothing: draw
+    from the stock, then discard the last card of the hand (BR-9 forbids only
+    the card just taken from the discard pile, and this never takes one)."""
+    if view.get("step") == "draw":
+        return {"kind": "draw", "from": "stock"}
+    hand = [c for c in view.get("hand") or () if c != view.get("must_not_discard")]
+    return {"kind": "discard", "card": hand[-1]}
+
+
 class KartuDialect(Dialect):
     kind = "kartu"
 
-    def __init__(self, game: str) -> None:
+    def __init__(self, game: str, moves: str = "quick") -> None:
         self.game = game
+        self.moves = moves
         self.trace_kinds = TURN_EVENTS if game == "basic_rummy" else TRADE_EVENTS
 
     async def prepare(self, gen: LoadGenerator) -> None:
@@ -547,7 +591,9 @@ class KartuDialect(Dialect):
 
     def next_action(self, client: Client) -> dict[str, Any] | None:
         view = client.view()
-        return None if view is None else basic_rummy_choose(view)
+        if view is None:
+            return None
+        return basic_rummy_choose(view) if self.moves == "bot" else quick_move(view)
 
     def offer(self, client: Client, rng: random.Random) -> dict[str, Any] | None:
         view = client.view()
@@ -781,6 +827,8 @@ class LoadGenerator:
             client.closing = True
             if client.ws is not None and client.ws.transport is not None:
                 client.ws.transport.abort()
+            if client.lean is not None and client.lean.transport is not None:
+                client.lean.transport.abort()
         for task in list(self._tasks):
             task.cancel()
         for http in self._http:
