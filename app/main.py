@@ -26,7 +26,7 @@ from app.feeds import Feeds
 from app.gateway import serve_socket
 from app.rooms import RoomRegistry
 from app.settings import Settings
-from app.snapshots import DbSnapshots, LocalSnapshots, SnapshotStore, rooms_file
+from app.snapshots import DbSnapshots, JournalSnapshots, SnapshotStore, rooms_file
 from app.store import Store
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             cluster = Cluster(settings.redis_url, settings.redis_prefix, broker)
             snapshots = cluster.snapshots
         elif (database_file := sqlite_file(settings.database_url)) is not None:
-            snapshots = LocalSnapshots(rooms_file(database_file))
+            snapshots = JournalSnapshots(rooms_file(database_file))
         else:
             snapshots = DbSnapshots(store)
         registry = RoomRegistry(settings, broker, store, snapshots, cluster)

@@ -55,7 +55,9 @@ async def _awaited(work: Awaitable[Any]) -> Any:
 class RoomRegistry:
     CALL_PATIENCE_S = 12.0  # how long a command may wait for a room that is moving
     # Between full snapshots a room saves only its new log entries (see _commit).
-    SNAPSHOT_EVERY_MS = 1000
+    # A room resumed from a snapshot replays the entries after it: at most
+    # 200, a few milliseconds; a full snapshot is the costlier save.
+    SNAPSHOT_EVERY_MS = 5000
     SNAPSHOT_EVERY_ENTRIES = 200
 
     def __init__(self, settings: Settings, broker: Broker, store: Store,

@@ -13,15 +13,14 @@ Two stores:
   is *fenced*: it only lands while this process holds the room's lease (see
   :mod:`app.cluster`), so a process that lost a room cannot overwrite the
   new owner's state.
-- :class:`LocalSnapshots` (the embedded default, SQLite): a SQLite file of
-  its own beside the database (``kartu.db`` -> ``kartu.rooms.db``), written
-  directly on the event loop, never synced to disk by SQLite itself. A save
-  costs microseconds instead of a trip to a database thread, and it is
-  safe from a crash or kill of the process (the kernel holds what was
-  written); only a power cut can take back the last seconds of rooms in
-  progress, and only of them: players, results and leaderboards stay in
-  the database proper, with its own guarantees. The file holds rooms in
-  progress only; a finished room's rows are deleted.
+- :class:`JournalSnapshots` (the embedded default, SQLite): an append-only
+  journal file beside the database (``kartu.db`` ->
+  ``kartu.rooms.journal``), written directly on the event loop, never
+  fsynced. A save costs microseconds instead of a trip to a database
+  thread, and it is safe from a crash or kill of the process (the kernel
+  holds what was written); only a power cut can take back the last seconds
+  of rooms in progress, and only of them: players, results and leaderboards
+  stay in the database proper, with its own guarantees.
 - :class:`DbSnapshots` (PostgreSQL without Redis): rows in
   ``room_snapshots`` and ``room_log`` through :class:`app.store.Store`.
 """
@@ -29,10 +28,8 @@ Two stores:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -231,103 +228,165 @@ def merge_saves(saves: list[RoomSave]) -> list[SaveRow]:
 
 
 def rooms_file(database_file: str) -> str:
-    """Where the embedded default keeps its rooms in progress, beside the database."""
+    """Where the embedded default journals its rooms in progress, beside the database."""
     path = Path(database_file)
     stem = path.name[: -len(path.suffix)] if path.suffix else path.name
-    return str(path.with_name(f"{stem}.rooms{path.suffix or '.db'}"))
+    return str(path.with_name(f"{stem}.rooms.journal"))
 
 
-class LocalSnapshots:
-    """The embedded default: rooms in progress in a SQLite file of their own.
+@dataclass
+class _JournaledRoom:
+    snapshot: bytes | None = None
+    entries: list[bytes] = field(default_factory=list)
 
-    Written synchronously on the event loop: a batch is a few inserts into
-    the page cache, cheaper than handing it to a thread and back. The file
-    is opened WAL with ``synchronous=OFF``: a commit is durable against the
-    process dying (the kernel has it) but not against the machine losing
-    power. If the file cannot be read at start-up it is moved aside and the
-    server starts without rooms to resume.
+
+class JournalSnapshots:
+    """The embedded default: rooms in progress in an append-only journal file.
+
+    One line per record, written with one ``os.write`` per batch on the
+    event loop (the page cache takes it in microseconds; nothing is
+    fsynced):
+
+    - ``S <room> <version> <snapshot JSON>``: the room's latest snapshot;
+    - ``E <room> <seq> <entry JSON>``: entry ``seq`` of its action log;
+    - ``X <room>``: the room is over, forget it.
+
+    What a killed process wrote is in the kernel and survives it; a power
+    cut can take back the last seconds, or tear the last line, which
+    loading skips. The journal holds rooms in progress only, in memory too
+    (their snapshot and log as bytes): when the file has grown to several
+    times that, it is rewritten from memory (*compaction*) and swapped in
+    with an atomic rename.
     """
 
-    SCHEMA = 1  # PRAGMA user_version; another version: the file is started afresh
+    COMPACT_MIN_BYTES = 16 * 1024 * 1024
+    COMPACT_FACTOR = 4  # rewrite once the file is this many times what is live
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._db = self._open()
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.rooms: dict[str, _JournaledRoom] = {}
+        self._size = self._load()
+        self._live = sum(map(self._weight, self.rooms.values()))  # kept up to date
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._batcher: _Batcher[RoomSave] = _Batcher(self._flush)
 
-    def _open(self) -> sqlite3.Connection:
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+    def _load(self) -> int:
         try:
-            return self._prepare(sqlite3.connect(self.path, isolation_level=None))
-        except sqlite3.DatabaseError as err:
-            aside = f"{self.path}.unreadable-{int(time.time())}"
-            log.warning("rooms_file_unreadable", extra={"fields": {
-                "path": self.path, "moved_to": aside, "error": str(err)}})
-            for suffix in ("", "-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.replace(self.path + suffix, aside + suffix)
-            return self._prepare(sqlite3.connect(self.path, isolation_level=None))
+            data = Path(self.path).read_bytes()
+        except FileNotFoundError:
+            return 0
+        if data and not data.endswith(b"\n"):
+            # A write torn by a power cut: cut it off, or the next line would
+            # be appended to it.
+            data = data[: data.rfind(b"\n") + 1]
+            os.truncate(self.path, len(data))
+            log.warning("journal_tail_cut", extra={"fields": {"path": self.path}})
+        skipped = 0
+        for line in data.split(b"\n"):
+            if not line:
+                continue
+            try:
+                self._replay(line)
+            except (ValueError, IndexError):
+                skipped += 1  # a line torn by a power cut: its room resumes without it
+        if skipped:
+            log.warning("journal_lines_skipped", extra={"fields": {"path": self.path,
+                                                                   "lines": skipped}})
+        return len(data)
 
-    def _prepare(self, db: sqlite3.Connection) -> sqlite3.Connection:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=OFF")
-        if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-            db.close()
-            raise sqlite3.DatabaseError("quick_check failed")
-        if db.execute("PRAGMA user_version").fetchone()[0] != self.SCHEMA:
-            db.executescript(f"""
-                DROP TABLE IF EXISTS room_snapshots;
-                DROP TABLE IF EXISTS room_log;
-                CREATE TABLE room_snapshots (
-                    room_id TEXT PRIMARY KEY, version INTEGER NOT NULL,
-                    active INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
-                CREATE TABLE room_log (
-                    room_id TEXT NOT NULL, seq INTEGER NOT NULL, entry BLOB NOT NULL,
-                    PRIMARY KEY (room_id, seq)) WITHOUT ROWID;
-                PRAGMA user_version = {self.SCHEMA};
-            """)
-        return db
+    def _replay(self, line: bytes) -> None:
+        kind, parts = line[:1], line[2:].split(b" ", 2)
+        room = parts[0].decode()
+        if kind == b"X":
+            self.rooms.pop(room, None)
+            return
+        number, payload = parts[1], parts[2]
+        orjson.loads(payload)  # a torn line does not parse
+        record = self.rooms.setdefault(room, _JournaledRoom())
+        if kind == b"S":
+            record.snapshot = payload
+        elif kind == b"E":
+            seq = int(number)
+            if seq == len(record.entries):
+                record.entries.append(payload)
+            elif seq > len(record.entries):
+                raise ValueError(f"log entry {seq} of room {room} comes after a gap")
+        else:
+            raise ValueError(f"unknown record {kind!r}")
 
     async def save(self, save: RoomSave) -> bool:
         return await self._batcher.submit(save)
 
     async def _flush(self, saves: list[RoomSave]) -> list[bool]:
-        db = self._db
-        db.execute("BEGIN")
-        try:
-            for room_id, version, data, base, entries, active in merge_saves(saves):
-                if not active:  # finished: nothing to resume any more
-                    db.execute("DELETE FROM room_snapshots WHERE room_id = ?", (room_id,))
-                    db.execute("DELETE FROM room_log WHERE room_id = ?", (room_id,))
-                    continue
-                if data is not None:
-                    db.execute("INSERT OR REPLACE INTO room_snapshots VALUES (?, ?, 1, ?)",
-                               (room_id, version, data))
-                if entries:
-                    db.executemany("INSERT OR IGNORE INTO room_log VALUES (?, ?, ?)",
-                                   [(room_id, base + i, e) for i, e in enumerate(entries)])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        lines: list[bytes] = []
+        for room_id, version, data, base, entries, active in merge_saves(saves):
+            if not active:  # over: nothing to resume any more
+                gone = self.rooms.pop(room_id, None)
+                if gone is not None:
+                    self._live -= self._weight(gone)
+                    lines.append(b"X %s\n" % room_id.encode())
+                continue
+            record = self.rooms.setdefault(room_id, _JournaledRoom())
+            key = room_id.encode()
+            if data is not None:
+                self._live += len(data) - len(record.snapshot or b"") + (
+                    32 if record.snapshot is None else 0)
+                record.snapshot = data
+                lines.append(b"S %s %d %s\n" % (key, version, data))
+            for seq, entry in enumerate(entries, start=base):
+                if seq == len(record.entries):  # earlier positions are already saved
+                    record.entries.append(entry)
+                    self._live += len(entry) + 32
+                    lines.append(b"E %s %d %s\n" % (key, seq, entry))
+        if lines:
+            chunk = b"".join(lines)
+            os.write(self._fd, chunk)
+            self._size += len(chunk)
+            if self._size > max(self.COMPACT_MIN_BYTES, self.COMPACT_FACTOR * self._live):
+                self.compact()
         return [True] * len(saves)
 
+    @staticmethod
+    def _weight(record: _JournaledRoom) -> int:
+        """About what a room's lines weigh in a compacted journal (32: a line's head)."""
+        return ((len(record.snapshot) + 32 if record.snapshot is not None else 0)
+                + sum(map(len, record.entries)) + 32 * len(record.entries))
+
+    def compact(self) -> None:
+        """Rewrites the journal with the live rooms only, then swaps it in."""
+        started = time.perf_counter()
+        temporary = f"{self.path}.compacting"
+        with open(temporary, "wb") as out:
+            for room_id, record in self.rooms.items():
+                key = room_id.encode()
+                if record.snapshot is not None:
+                    out.write(b"S %s 0 %s\n" % (key, record.snapshot))
+                for seq, entry in enumerate(record.entries):
+                    out.write(b"E %s %d %s\n" % (key, seq, entry))
+            size = out.tell()
+        os.replace(temporary, self.path)
+        os.close(self._fd)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._live = sum(map(self._weight, self.rooms.values()))
+        log.info("journal_compacted", extra={"fields": {
+            "from_bytes": self._size, "to_bytes": size, "rooms": len(self.rooms),
+            "ms": round((time.perf_counter() - started) * 1000, 1)}})
+        self._size = size
+
     async def load(self, room_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-        row = self._db.execute("SELECT data FROM room_snapshots WHERE room_id = ?",
-                               (room_id,)).fetchone()
-        if row is None:
+        record = self.rooms.get(room_id)
+        if record is None or record.snapshot is None:
             return None
-        entries = self._db.execute("SELECT entry FROM room_log WHERE room_id = ? ORDER BY seq",
-                                   (room_id,)).fetchall()
-        return orjson.loads(row[0]), [orjson.loads(e) for (e,) in entries]
+        return orjson.loads(record.snapshot), [orjson.loads(e) for e in record.entries]
 
     async def active_rooms(self) -> list[str]:
-        rows = self._db.execute(
-            "SELECT room_id FROM room_snapshots WHERE active = 1 ORDER BY room_id").fetchall()
-        return [room_id for (room_id,) in rows]
+        return sorted(r for r, record in self.rooms.items() if record.snapshot is not None)
 
     async def close(self) -> None:
-        self._db.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 class DbSnapshots:

@@ -9,11 +9,10 @@ the gateway uses when present and does without otherwise.
 
 Terms:
 
-- *corking*: frames sent during one turn of the event loop are framed at
-  once but written to the socket together, once, on the next turn. A room
-  change sends a connection its events and its state (and the actor its
-  ack): one ``write`` instead of three. Nothing waits longer than the
-  current loop turn.
+- *corking*: frames sent during one turn of the event loop, and the turn
+  after it, are written to the socket together, once. A room change sends a
+  connection its events and its state, and the actor its ack a turn later:
+  one ``write`` instead of three. Nothing waits longer than two loop turns.
 - *wire bytes*: a text message framed for sending (RFC 6455: FIN + text
   opcode, the payload length, the payload; a server never masks). Without
   an extension such as per-message compression they are the same for every
@@ -110,7 +109,10 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
         self._corked_bytes += len(data)
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            self.loop.call_soon(self.flush)
+            # Two hops, not one: what this loop turn sets off lands in the
+            # next one (a command's ack follows its state, once the room's
+            # future wakes the gateway), so it shares this write.
+            self.loop.call_soon(self.loop.call_soon, self.flush)
         return True
 
     def flush(self) -> None:

@@ -1,0 +1,70 @@
+"""The embedded default's journal of rooms in progress (app.snapshots.JournalSnapshots)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from app.snapshots import JournalSnapshots, RoomSave, rooms_file
+
+
+def save(room: str, version: int, base: int, entries: list[dict[str, Any]], *,
+         snapshot: bool = True, active: bool = True) -> RoomSave:
+    return RoomSave(room_id=room, snapshot={"version": version, "room": room} if snapshot
+                    else None, log_base=base, log_entries=entries, summary=None, active=active)
+
+
+async def test_rooms_in_progress_come_back_from_the_file(tmp_path: Path) -> None:
+    path = str(tmp_path / "kartu.rooms.journal")
+    journal = JournalSnapshots(path)
+    await journal.save(save("a", 1, 0, [{"n": 0}, {"n": 1}]))
+    await journal.save(save("b", 1, 0, [{"n": 0}]))
+    await journal.save(save("a", 2, 2, [{"n": 2}], snapshot=False))
+    await journal.save(save("a", 2, 1, [{"n": 1}, {"n": 2}], snapshot=False))  # repeated
+    await journal.save(save("b", 2, 1, [{"n": 1}], active=False))  # b is over
+    await journal.close()
+
+    again = JournalSnapshots(path)  # as after a restart
+    assert await again.active_rooms() == ["a"]
+    assert await again.load("a") == ({"version": 1, "room": "a"}, [{"n": 0}, {"n": 1}, {"n": 2}])
+    assert await again.load("b") is None
+    await again.close()
+
+
+async def test_a_torn_last_line_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "kartu.rooms.journal"
+    journal = JournalSnapshots(str(path))
+    await journal.save(save("a", 1, 0, [{"n": 0}]))
+    await journal.close()
+    with path.open("ab") as out:
+        out.write(b'E a 1 {"n":')  # a power cut in the middle of a write
+    again = JournalSnapshots(str(path))
+    assert await again.load("a") == ({"version": 1, "room": "a"}, [{"n": 0}])
+    await again.save(save("a", 1, 1, [{"n": 1}], snapshot=False))
+    await again.close()
+    assert (await JournalSnapshots(str(path)).load("a")) == (
+        {"version": 1, "room": "a"}, [{"n": 0}, {"n": 1}])
+
+
+async def test_compaction_keeps_the_live_rooms_and_drops_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "kartu.rooms.journal"
+    journal = JournalSnapshots(str(path))
+    journal.COMPACT_MIN_BYTES = 4096
+    for room in range(40):
+        entries = [{"pad": "x" * 40, "n": n} for n in range(5)]
+        await journal.save(save(f"r{room}", 1, 0, entries))
+        if room % 4:
+            await journal.save(save(f"r{room}", 2, 5, [], active=False))
+    assert path.stat().st_size < 4 * 4096  # compacted along the way
+    # What is live is kept count of as it goes, not recounted on every save.
+    assert journal._live == sum(map(journal._weight, journal.rooms.values()))
+    await journal.close()
+    again = JournalSnapshots(str(path))
+    assert await again.active_rooms() == sorted(f"r{room}" for room in range(0, 40, 4))
+    assert (await again.load("r8"))[1] == [{"pad": "x" * 40, "n": n} for n in range(5)]
+    await again.close()
+
+
+def test_the_journal_lives_beside_the_database() -> None:
+    assert rooms_file("./data/kartu.db") == "data/kartu.rooms.journal"
+    assert rooms_file("/var/lib/kartu/main.sqlite3") == "/var/lib/kartu/main.rooms.journal"
