@@ -5,9 +5,10 @@ its *snapshot* (:meth:`engine.room.RoomCore.to_snapshot`: seats, version,
 timers and the game state) replaces the last one, and the new entries of its
 *action log* are appended. Saves from many rooms made in the same event-loop
 tick go out together (*group commit*): one pipeline to Redis, one
-transaction to the database.
+transaction to PostgreSQL. The journal of the embedded default writes each
+save at once: an append to the page cache is cheaper than gathering.
 
-Two stores:
+Three stores:
 
 - :class:`RedisSnapshots` (with ``REDIS_URL``): keys under a prefix. A save
   is *fenced*: it only lands while this process holds the room's lease (see
@@ -243,8 +244,8 @@ class _JournaledRoom:
 class JournalSnapshots:
     """The embedded default: rooms in progress in an append-only journal file.
 
-    One line per record, written with one ``os.write`` per batch on the
-    event loop (the page cache takes it in microseconds; nothing is
+    One line per record, a save's lines written with one ``os.write`` on
+    the event loop (the page cache takes it in microseconds; nothing is
     fsynced):
 
     - ``S <room> <version> <snapshot JSON>``: the room's latest snapshot;
@@ -269,7 +270,6 @@ class JournalSnapshots:
         self._size = self._load()
         self._live = sum(map(self._weight, self.rooms.values()))  # kept up to date
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        self._batcher: _Batcher[RoomSave] = _Batcher(self._flush)
 
     def _load(self) -> int:
         try:
@@ -316,9 +316,12 @@ class JournalSnapshots:
             raise ValueError(f"unknown record {kind!r}")
 
     async def save(self, save: RoomSave) -> bool:
-        return await self._batcher.submit(save)
+        # Written at once: one small write costs less than the task switches
+        # of gathering a batch, and the caller resumes without suspending.
+        self.write([save])
+        return True
 
-    async def _flush(self, saves: list[RoomSave]) -> list[bool]:
+    def write(self, saves: list[RoomSave]) -> None:
         lines: list[bytes] = []
         for room_id, version, data, base, entries, active in merge_saves(saves):
             if not active:  # over: nothing to resume any more
@@ -345,7 +348,6 @@ class JournalSnapshots:
             self._size += len(chunk)
             if self._size > max(self.COMPACT_MIN_BYTES, self.COMPACT_FACTOR * self._live):
                 self.compact()
-        return [True] * len(saves)
 
     @staticmethod
     def _weight(record: _JournaledRoom) -> int:

@@ -68,6 +68,12 @@ class Game(Protocol):
         """What ``seat`` may see (None: a spectator). The only way out of the engine."""
         ...
 
+    def views(self, state: Any, seats: list[int | None]) -> dict[int | None, View]:
+        """:meth:`view` of several seats at once, as after every change. The views
+        may share the containers of what they all show: read them, never change
+        them."""
+        ...
+
     def to_act(self, state: Any) -> list[int]:
         """Seats that may act now (the turn seat in a turn-based game; [] when nobody)."""
         ...

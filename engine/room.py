@@ -233,31 +233,44 @@ class RoomCore:
 
     def view_for(self, seat: int | None, now: int) -> View:
         """The game's view for ``seat`` with the room's own facts merged in."""
+        return self.views_for([seat], now)[seat]
+
+    def views_for(self, seats: list[int | None], now: int) -> dict[int | None, View]:
+        """:meth:`view_for` of several seats, sharing what they all show."""
         if self.state is None:
-            view: View = {
-                "game": self.game.name, "phase": "waiting", "you": seat, "dealer": None,
-                "turn": None, "step": None, "deal": 0, "stock_count": 0, "discard": [],
-                "melds": [],
-                "result": None,
-                "seats": [{"seat": s.index, "hand_count": 0, "score": 0, "melds": []}
-                          for s in self.seats],
-            }
-            if seat is not None:
-                view["hand"] = []
+            views = {seat: self._waiting_view(seat) for seat in seats}
         else:
-            view = self.game.view(self.state, seat)
-        for entry, seat_info in zip(view["seats"], self.seats, strict=True):
-            entry["name"] = seat_info.name
-            entry["bot"] = seat_info.bot
-            entry["connected"] = seat_info.bot or bool(seat_info.connections)
-            entry["away"] = seat_info.away
-        view["room"] = {
+            views = self.game.views(self.state, seats)
+        room = {
             "id": self.room_id, "status": self.status, "owner_id": self.owner_id,
             "spectators": self.spectators, "seats": self.seat_count,
             "options": self.public_options, "private": self.private,
         }
-        view["turn_deadline"] = self.turn_deadline
-        view["server_time"] = now
+        merged: set[int] = set()  # seat lists shared by several views are merged once
+        for view in views.values():
+            if id(view["seats"]) not in merged:
+                merged.add(id(view["seats"]))
+                for entry, seat_info in zip(view["seats"], self.seats, strict=True):
+                    entry["name"] = seat_info.name
+                    entry["bot"] = seat_info.bot
+                    entry["connected"] = seat_info.bot or bool(seat_info.connections)
+                    entry["away"] = seat_info.away
+            view["room"] = room
+            view["turn_deadline"] = self.turn_deadline
+            view["server_time"] = now
+        return views
+
+    def _waiting_view(self, seat: int | None) -> View:
+        view: View = {
+            "game": self.game.name, "phase": "waiting", "you": seat, "dealer": None,
+            "turn": None, "step": None, "deal": 0, "stock_count": 0, "discard": [],
+            "melds": [],
+            "result": None,
+            "seats": [{"seat": s.index, "hand_count": 0, "score": 0, "melds": []}
+                      for s in self.seats],
+        }
+        if seat is not None:
+            view["hand"] = []
         return view
 
     # --- commands ----------------------------------------------------------
@@ -470,12 +483,11 @@ class RoomCore:
         self.version += 1
         self.last_activity = now
         self._schedule(now)
-        views: dict[int | None, View] = {
-            s.index: self.view_for(s.index, now) for s in self.seats
-            if s.player_id is not None and s.connections
-        }
+        audiences: list[int | None] = [s.index for s in self.seats
+                                       if s.player_id is not None and s.connections]
         if self.spectators > 0:
-            views[None] = self.view_for(None, now)
+            audiences.append(None)
+        views = self.views_for(audiences, now) if audiences else {}
         self.sink.changed(self, Change(self.room_id, self.version, events, views))
         if self.status == "playing":
             outcome = self.game.outcome(self.state)

@@ -455,14 +455,16 @@ class IndonesianRemi(RummyGame):
 
     # -- views --
 
-    def extend_view(self, view: View, state: RummyState, seat: int | None) -> None:
+    def extend_public_view(self, view: View, state: RummyState) -> None:
         playing = state.phase == PLAYING
         view["takeable"] = list(state.discard[-TAKE_DEPTH:]) if playing else []
         for entry in view["seats"]:
             entry["has_sequence"] = has_sequence(state, entry["seat"])
+
+    def extend_own_view(self, view: View, state: RummyState, seat: int | None) -> None:
         view["can_close"] = (
-            playing and seat is not None and seat == state.turn and state.step == PLAY
-            and can_close(state.hands[seat], has_sequence(state, seat))
+            state.phase == PLAYING and seat is not None and seat == state.turn
+            and state.step == PLAY and can_close(state.hands[seat], has_sequence(state, seat))
         )
 
     def bot_action(self, view: View, seed: int) -> Action | None:

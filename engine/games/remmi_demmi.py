@@ -555,6 +555,9 @@ class RemmiDemmi:
         _HANDLERS[kind](new, seat, action, now, events)
         return new, events
 
+    def views(self, state: RemmiDemmiState, seats: list[int | None]) -> dict[int | None, View]:
+        return {seat: self.view(state, seat) for seat in seats}
+
     def view(self, state: RemmiDemmiState, seat: int | None) -> View:
         if seat is not None and not 0 <= seat < state.players:
             raise ValueError(f"no seat {seat} at this table")

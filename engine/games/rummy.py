@@ -54,8 +54,10 @@ and the closing discard). Hooks a game may override:
 - :meth:`RummyGame.result_details` adds a game's own fields to a finished
   deal's ``result`` (a ``void`` field from :meth:`RummyGame.score_deal`
   overrides the default, no winner);
-- :meth:`RummyGame.extend_view` and :meth:`RummyGame.outcome_details` add a
-  game's own fields.
+- :meth:`RummyGame.extend_public_view` (what everyone sees),
+  :meth:`RummyGame.extend_own_view` (what one seat alone sees) and
+  :meth:`RummyGame.outcome_details` add a game's own fields. A change's
+  views share one public part (:meth:`RummyGame.views`), built once.
 """
 
 from __future__ import annotations
@@ -352,8 +354,11 @@ class RummyGame:
         """
         return {}
 
-    def extend_view(self, view: View, state: RummyState, seat: int | None) -> None:
-        """Adds the game's own fields to a view, in place."""
+    def extend_public_view(self, view: View, state: RummyState) -> None:
+        """Adds the game's own public fields to a view, in place."""
+
+    def extend_own_view(self, view: View, state: RummyState, seat: int | None) -> None:
+        """Adds the game's own fields for ``seat`` alone to its part of a view, in place."""
 
     def outcome_details(self, state: RummyState) -> dict[str, Any]:
         """The game's own fields of the final outcome's ``details``."""
@@ -503,16 +508,24 @@ class RummyGame:
         return self.play(state, seat, str(kind), action, now)
 
     def view(self, state: RummyState, seat: int | None) -> View:
-        if seat is not None and not 0 <= seat < state.players:
-            raise ValueError(f"no seat {seat} at this table")
+        return self.views(state, [seat])[seat]
+
+    def views(self, state: RummyState, seats: list[int | None]) -> dict[int | None, View]:
+        """Each seat's view: the public part is built once and shared by all of
+        them, and each adds its own few keys (its hand, and what it may do)."""
+        for seat in seats:
+            if seat is not None and not 0 <= seat < state.players:
+                raise ValueError(f"no seat {seat} at this table")
+        public = self.public_view(state)
+        return {seat: {**public, **self.own_view(state, seat)} for seat in seats}
+
+    def public_view(self, state: RummyState) -> View:
+        """What every seat and spectator sees alike."""
         playing = state.phase == PLAYING
-        on_turn = playing and seat is not None and seat == state.turn
-        limit = self.rules.melds_per_turn
         view: View = {
             "game": self.name,
             "phase": state.phase,
             "step": state.step if playing else None,
-            "you": seat,
             "dealer": state.dealer,
             "turn": state.turn if playing else None,
             "deal": state.deal,
@@ -530,32 +543,38 @@ class RummyGame:
                 }
                 for s in range(state.players)
             ],
+            "stock_count": len(state.stock),
+            "discard": list(state.discard),
+            "melds": [
+                {"id": m.id, "kind": m.kind, "cards": list(m.cards), "owner": m.owner}
+                for m in state.melds
+            ],
+            "result": copy_json(state.result),
+            "results": copy_json(state.results),
+            "next_deal_at": state.next_deal_at,
+            "winners": None if state.winners is None else list(state.winners),
+        }
+        self.extend_public_view(view, state)
+        return view
+
+    def own_view(self, state: RummyState, seat: int | None) -> View:
+        """What only ``seat`` sees (None: a spectator): its hand and its options."""
+        on_turn = state.phase == PLAYING and seat is not None and seat == state.turn
+        limit = self.rules.melds_per_turn
+        view: View = {
+            "you": seat,
+            "must_not_discard": (
+                state.taken_from_discard
+                if on_turn and not self.rules.discard_taken_card
+                else None
+            ),
+            "can_meld": on_turn
+            and state.step == PLAY
+            and (limit is None or state.melds_this_turn < limit),
         }
         if seat is not None:
             view["hand"] = list(state.hands[seat])
-        view.update(
-            {
-                "stock_count": len(state.stock),
-                "discard": list(state.discard),
-                "melds": [
-                    {"id": m.id, "kind": m.kind, "cards": list(m.cards), "owner": m.owner}
-                    for m in state.melds
-                ],
-                "must_not_discard": (
-                    state.taken_from_discard
-                    if on_turn and not self.rules.discard_taken_card
-                    else None
-                ),
-                "can_meld": on_turn
-                and state.step == PLAY
-                and (limit is None or state.melds_this_turn < limit),
-                "result": copy_json(state.result),
-                "results": copy_json(state.results),
-                "next_deal_at": state.next_deal_at,
-                "winners": None if state.winners is None else list(state.winners),
-            }
-        )
-        self.extend_view(view, state, seat)
+        self.extend_own_view(view, state, seat)
         return view
 
     def to_act(self, state: RummyState) -> list[int]:

@@ -165,7 +165,7 @@ class TraditionalRemi(RummyGame):
             return None
         return prize_payouts(self.pot(state), state.scores)
 
-    def extend_view(self, view: View, state: RummyState, seat: int | None) -> None:
+    def extend_public_view(self, view: View, state: RummyState) -> None:
         view["pot"] = self.pot(state)
         view["payouts"] = self.payouts(state)
 
