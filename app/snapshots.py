@@ -237,7 +237,9 @@ def rooms_file(database_file: str) -> str:
 
 @dataclass
 class _JournaledRoom:
-    snapshot: bytes | None = None
+    # Where the latest snapshot's JSON lies in the file (offset, length): read
+    # back only to resume or compact, so it is not kept in memory.
+    snapshot_at: tuple[int, int] | None = None
     entries: list[bytes] = field(default_factory=list)
 
 
@@ -254,10 +256,11 @@ class JournalSnapshots:
 
     What a killed process wrote is in the kernel and survives it; a power
     cut can take back the last seconds, or tear the last line, which
-    loading skips. The journal holds rooms in progress only, in memory too
-    (their snapshot and log as bytes): when the file has grown to several
-    times that, it is rewritten from memory (*compaction*) and swapped in
-    with an atomic rename.
+    loading cuts off. The journal holds rooms in progress only; it keeps in
+    memory their action logs (as bytes) and where their latest snapshot
+    lies in the file. When the file has grown to several times what is
+    live, it is rewritten with the live records only (*compaction*) and
+    swapped in with an atomic rename.
     """
 
     COMPACT_MIN_BYTES = 16 * 1024 * 1024
@@ -269,7 +272,11 @@ class JournalSnapshots:
         self.rooms: dict[str, _JournaledRoom] = {}
         self._size = self._load()
         self._live = sum(map(self._weight, self.rooms.values()))  # kept up to date
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd, self._read_fd = self._open()
+
+    def _open(self) -> tuple[int, int]:
+        append = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        return append, os.open(self.path, os.O_RDONLY)
 
     def _load(self) -> int:
         try:
@@ -283,29 +290,31 @@ class JournalSnapshots:
             os.truncate(self.path, len(data))
             log.warning("journal_tail_cut", extra={"fields": {"path": self.path}})
         skipped = 0
+        at = 0
         for line in data.split(b"\n"):
+            start, at = at, at + len(line) + 1
             if not line:
                 continue
             try:
-                self._replay(line)
+                self._replay(line, start)
             except (ValueError, IndexError):
-                skipped += 1  # a line torn by a power cut: its room resumes without it
+                skipped += 1  # a damaged line: its room resumes without it
         if skipped:
             log.warning("journal_lines_skipped", extra={"fields": {"path": self.path,
                                                                    "lines": skipped}})
         return len(data)
 
-    def _replay(self, line: bytes) -> None:
+    def _replay(self, line: bytes, start: int) -> None:
         kind, parts = line[:1], line[2:].split(b" ", 2)
         room = parts[0].decode()
         if kind == b"X":
             self.rooms.pop(room, None)
             return
         number, payload = parts[1], parts[2]
-        orjson.loads(payload)  # a torn line does not parse
+        orjson.loads(payload)  # a damaged line does not parse
         record = self.rooms.setdefault(room, _JournaledRoom())
         if kind == b"S":
-            record.snapshot = payload
+            record.snapshot_at = (start + len(line) - len(payload), len(payload))
         elif kind == b"E":
             seq = int(number)
             if seq == len(record.entries):
@@ -323,25 +332,30 @@ class JournalSnapshots:
 
     def write(self, saves: list[RoomSave]) -> None:
         lines: list[bytes] = []
+        at = self._size  # where the next line starts in the file
         for room_id, version, data, base, entries, active in merge_saves(saves):
             if not active:  # over: nothing to resume any more
                 gone = self.rooms.pop(room_id, None)
                 if gone is not None:
                     self._live -= self._weight(gone)
                     lines.append(b"X %s\n" % room_id.encode())
+                    at += len(lines[-1])
                 continue
             record = self.rooms.setdefault(room_id, _JournaledRoom())
             key = room_id.encode()
             if data is not None:
-                self._live += len(data) - len(record.snapshot or b"") + (
-                    32 if record.snapshot is None else 0)
-                record.snapshot = data
-                lines.append(b"S %s %d %s\n" % (key, version, data))
+                self._live -= self._weight(record)
+                line = b"S %s %d %s\n" % (key, version, data)
+                record.snapshot_at = (at + len(line) - 1 - len(data), len(data))
+                self._live += self._weight(record)
+                lines.append(line)
+                at += len(line)
             for seq, entry in enumerate(entries, start=base):
                 if seq == len(record.entries):  # earlier positions are already saved
                     record.entries.append(entry)
                     self._live += len(entry) + 32
                     lines.append(b"E %s %d %s\n" % (key, seq, entry))
+                    at += len(lines[-1])
         if lines:
             chunk = b"".join(lines)
             os.write(self._fd, chunk)
@@ -352,24 +366,37 @@ class JournalSnapshots:
     @staticmethod
     def _weight(record: _JournaledRoom) -> int:
         """About what a room's lines weigh in a compacted journal (32: a line's head)."""
-        return ((len(record.snapshot) + 32 if record.snapshot is not None else 0)
+        return ((record.snapshot_at[1] + 32 if record.snapshot_at is not None else 0)
                 + sum(map(len, record.entries)) + 32 * len(record.entries))
+
+    def _snapshot(self, record: _JournaledRoom) -> bytes | None:
+        if record.snapshot_at is None:
+            return None
+        offset, length = record.snapshot_at
+        return os.pread(self._read_fd, length, offset)
 
     def compact(self) -> None:
         """Rewrites the journal with the live rooms only, then swaps it in."""
         started = time.perf_counter()
         temporary = f"{self.path}.compacting"
+        moved: dict[str, tuple[int, int]] = {}
         with open(temporary, "wb") as out:
             for room_id, record in self.rooms.items():
                 key = room_id.encode()
-                if record.snapshot is not None:
-                    out.write(b"S %s 0 %s\n" % (key, record.snapshot))
+                snapshot = self._snapshot(record)
+                if snapshot is not None:
+                    head = b"S %s 0 " % key
+                    moved[room_id] = (out.tell() + len(head), len(snapshot))
+                    out.write(head + snapshot + b"\n")
                 for seq, entry in enumerate(record.entries):
                     out.write(b"E %s %d %s\n" % (key, seq, entry))
             size = out.tell()
         os.replace(temporary, self.path)
         os.close(self._fd)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.close(self._read_fd)
+        self._fd, self._read_fd = self._open()
+        for room_id, place in moved.items():
+            self.rooms[room_id].snapshot_at = place
         self._live = sum(map(self._weight, self.rooms.values()))
         log.info("journal_compacted", extra={"fields": {
             "from_bytes": self._size, "to_bytes": size, "rooms": len(self.rooms),
@@ -378,17 +405,19 @@ class JournalSnapshots:
 
     async def load(self, room_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
         record = self.rooms.get(room_id)
-        if record is None or record.snapshot is None:
+        snapshot = None if record is None else self._snapshot(record)
+        if record is None or snapshot is None:
             return None
-        return orjson.loads(record.snapshot), [orjson.loads(e) for e in record.entries]
+        return orjson.loads(snapshot), [orjson.loads(e) for e in record.entries]
 
     async def active_rooms(self) -> list[str]:
-        return sorted(r for r, record in self.rooms.items() if record.snapshot is not None)
+        return sorted(r for r, record in self.rooms.items() if record.snapshot_at is not None)
 
     async def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
-            self._fd = -1
+            os.close(self._read_fd)
+            self._fd = self._read_fd = -1
 
 
 class DbSnapshots:

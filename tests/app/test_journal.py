@@ -58,10 +58,16 @@ async def test_compaction_keeps_the_live_rooms_and_drops_the_rest(tmp_path: Path
     assert path.stat().st_size < 4 * 4096  # compacted along the way
     # What is live is kept count of as it goes, not recounted on every save.
     assert journal._live == sum(map(journal._weight, journal.rooms.values()))
+    # Snapshots are read back from where compaction moved them.
+    assert (await journal.load("r36"))[0] == {"version": 1, "room": "r36"}
+    await journal.save(save("r36", 3, 5, [{"n": 5}]))
+    assert (await journal.load("r36"))[0] == {"version": 3, "room": "r36"}
     await journal.close()
     again = JournalSnapshots(str(path))
     assert await again.active_rooms() == sorted(f"r{room}" for room in range(0, 40, 4))
-    assert (await again.load("r8"))[1] == [{"pad": "x" * 40, "n": n} for n in range(5)]
+    assert await again.load("r8") == ({"version": 1, "room": "r8"},
+                                      [{"pad": "x" * 40, "n": n} for n in range(5)])
+    assert (await again.load("r36"))[0] == {"version": 3, "room": "r36"}
     await again.close()
 
 
