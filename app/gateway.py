@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,12 +148,14 @@ class Connection:
         writer = (None if self.path is not None
                   else asyncio.get_running_loop().create_task(self._write_forever()))
         try:
+            receive: Callable[[], Awaitable[Mapping[str, Any]]] = (
+                self.path.receive if self.path is not None else self.ws.receive)
             while not self._closing:
-                message = await self.ws.receive()
+                message = await receive()
                 if message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")
-                if text is None:
+                if not isinstance(text, str):
                     self.send(frames.error("bad_message", "send JSON text frames"))
                     continue
                 if len(text) > self.settings.max_frame_bytes:

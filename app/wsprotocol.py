@@ -29,6 +29,8 @@ pause and resume is a system call pair).
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,13 +78,50 @@ class FramePath:
     def flush(self) -> None:
         self._protocol.flush()
 
+    async def receive(self) -> ASGIReceiveEvent:
+        """The next ASGI receive event, as the app's ``receive`` would give it."""
+        return await self._protocol.receive()
+
+
+class _Flusher:
+    """Writes every corked connection of one event loop, two loop turns after
+    the first frame was corked: one scheduled callback for all of them."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.dirty: list[KartuWebSocketProtocol] = []
+
+    def add(self, protocol: KartuWebSocketProtocol) -> None:
+        if not self.dirty:
+            # Two hops, not one: what this loop turn sets off lands in the
+            # next one (a command's ack follows its state, once the room's
+            # future wakes the gateway), so it shares the same write.
+            self.loop.call_soon(self.loop.call_soon, self.flush)
+        self.dirty.append(protocol)
+
+    def flush(self) -> None:
+        dirty, self.dirty = self.dirty, []
+        for protocol in dirty:
+            protocol.flush()
+
+
+_flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = (
+    weakref.WeakKeyDictionary())
+
+
+def _flusher(loop: asyncio.AbstractEventLoop) -> _Flusher:
+    flusher = _flushers.get(loop)
+    if flusher is None:
+        flusher = _flushers[loop] = _Flusher(loop)
+    return flusher
+
 
 class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._corked: list[bytes] = []
         self._corked_bytes = 0
-        self._flush_scheduled = False
+        self._flusher = _flusher(self.loop)
 
     # --- the direct frame path ------------------------------------------------
 
@@ -105,18 +144,13 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
             return True  # going away: nothing to send, nothing to complain about
         if self.backlog() > limit:
             return False
+        if not self._corked:
+            self._flusher.add(self)
         self._corked.append(data)
         self._corked_bytes += len(data)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            # Two hops, not one: what this loop turn sets off lands in the
-            # next one (a command's ack follows its state, once the room's
-            # future wakes the gateway), so it shares this write.
-            self.loop.call_soon(self.loop.call_soon, self.flush)
         return True
 
     def flush(self) -> None:
-        self._flush_scheduled = False
         if not self._corked:
             return
         data = b"".join(self._corked)
