@@ -9,10 +9,11 @@ the gateway uses when present and does without otherwise.
 
 Terms:
 
-- *corking*: frames sent during one turn of the event loop, and the turn
-  after it, are written to the socket together, once. A room change sends a
-  connection its events and its state, and the actor its ack a turn later:
-  one ``write`` instead of three. Nothing waits longer than two loop turns.
+- *corking*: frames sent during one turn of the event loop are written to
+  the socket together, once, on the next turn. A room change sends a
+  connection its events and its state, and the actor its ack in the same
+  turn (the room applies an idle room's command in the gateway's own task):
+  one ``write`` instead of three. Nothing waits longer than one loop turn.
 - *wire bytes*: a text message framed for sending (RFC 6455: FIN + text
   opcode, the payload length, the payload; a server never masks). Without
   an extension such as per-message compression they are the same for every
@@ -84,7 +85,7 @@ class FramePath:
 
 
 class _Flusher:
-    """Writes every corked connection of one event loop, two loop turns after
+    """Writes every corked connection of one event loop on the loop turn after
     the first frame was corked: one scheduled callback for all of them."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -93,10 +94,7 @@ class _Flusher:
 
     def add(self, protocol: KartuWebSocketProtocol) -> None:
         if not self.dirty:
-            # Two hops, not one: what this loop turn sets off lands in the
-            # next one (a command's ack follows its state, once the room's
-            # future wakes the gateway), so it shares the same write.
-            self.loop.call_soon(self.loop.call_soon, self.flush)
+            self.loop.call_soon(self.flush)
         self.dirty.append(protocol)
 
     def flush(self) -> None:

@@ -1,0 +1,68 @@
+"""The room actor: one command at a time, whichever task applies it, and its timers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from engine.bots.basic_rummy import choose
+from engine.games import find_game
+from engine.room import Act, AddBot, Join, RoomActor, RoomCore, Snapshot, Start
+from tests.engine import room_harness
+
+GAME = find_game("basic_rummy")
+assert GAME is not None
+
+
+def clock() -> int:
+    return time.time_ns() // 1_000_000
+
+
+async def test_overlapping_calls_are_applied_and_committed_one_at_a_time() -> None:
+    room, _ = room_harness.make_room(GAME, 6, room_id="r1", seed=3)
+    inside = 0
+    most = 0
+    versions: list[int] = []
+
+    async def commit(core: RoomCore) -> bool:
+        nonlocal inside, most
+        inside += 1
+        most = max(most, inside)
+        await asyncio.sleep(0.002)  # a save that makes the next caller wait
+        versions.append(core.version)
+        inside -= 1
+        return True
+
+    actor = RoomActor(room, clock, commit)
+    actor.start()
+    seats = await asyncio.gather(*(actor.call(Join(f"p{i}", f"P{i}", "player"))
+                                   for i in range(6)))
+    assert sorted(seats) == list(range(6))
+    assert most == 1  # the first call ran in its caller's task, the rest queued
+    assert versions == sorted(versions) and len(versions) == 6
+    await actor.stop()
+
+
+async def test_a_command_applied_in_the_callers_task_still_wakes_the_bots() -> None:
+    room, _ = room_harness.make_room(GAME, 2, room_id="r2", seed=5, bot_delay_ms=1,
+                                     turn_clock_s=0, deals=1)
+    actor = RoomActor(room, clock)
+    actor.start()
+    await actor.call(Join("ana", "Ana", "player"))
+    await actor.call(AddBot("ana"))
+    await actor.call(Start("ana"))  # if the bot deals first, its move is due now
+    async with asyncio.timeout(10):
+        for _ in range(6):  # Ana's turns; the bot answers each one on its own timer
+            while True:
+                _, view = await actor.call(Snapshot(0))
+                if view["phase"] != "playing":
+                    break
+                if view["turn"] == 0:
+                    await actor.call(Act("ana", 0, choose(view)))
+                    if view["step"] == "play":
+                        break
+                else:
+                    await asyncio.sleep(0.001)
+    bot_moves = [entry for entry in room.action_log if entry.get("bot")]
+    assert len(bot_moves) >= 10
+    await actor.stop()
