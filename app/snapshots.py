@@ -240,6 +240,8 @@ class _JournaledRoom:
     # Where the latest snapshot's JSON lies in the file (offset, length): read
     # back only to resume or compact, so it is not kept in memory.
     snapshot_at: tuple[int, int] | None = None
+    # The action log's lines as written ("E <room> <seq> <entry JSON>\n"), so
+    # that compaction copies them without formatting a line.
     entries: list[bytes] = field(default_factory=list)
 
 
@@ -263,7 +265,7 @@ class JournalSnapshots:
     swapped in with an atomic rename.
     """
 
-    COMPACT_MIN_BYTES = 16 * 1024 * 1024
+    COMPACT_MIN_BYTES = 64 * 1024 * 1024
     COMPACT_FACTOR = 4  # rewrite once the file is this many times what is live
 
     def __init__(self, path: str) -> None:
@@ -318,7 +320,7 @@ class JournalSnapshots:
         elif kind == b"E":
             seq = int(number)
             if seq == len(record.entries):
-                record.entries.append(payload)
+                record.entries.append(line + b"\n")
             elif seq > len(record.entries):
                 raise ValueError(f"log entry {seq} of room {room} comes after a gap")
         else:
@@ -352,10 +354,11 @@ class JournalSnapshots:
                 at += len(line)
             for seq, entry in enumerate(entries, start=base):
                 if seq == len(record.entries):  # earlier positions are already saved
-                    record.entries.append(entry)
-                    self._live += len(entry) + 32
-                    lines.append(b"E %s %d %s\n" % (key, seq, entry))
-                    at += len(lines[-1])
+                    line = b"E %s %d %s\n" % (key, seq, entry)
+                    record.entries.append(line)
+                    self._live += len(line)
+                    lines.append(line)
+                    at += len(line)
         if lines:
             chunk = b"".join(lines)
             os.write(self._fd, chunk)
@@ -367,7 +370,7 @@ class JournalSnapshots:
     def _weight(record: _JournaledRoom) -> int:
         """About what a room's lines weigh in a compacted journal (32: a line's head)."""
         return ((record.snapshot_at[1] + 32 if record.snapshot_at is not None else 0)
-                + sum(map(len, record.entries)) + 32 * len(record.entries))
+                + sum(map(len, record.entries)))
 
     def _snapshot(self, record: _JournaledRoom) -> bytes | None:
         if record.snapshot_at is None:
@@ -388,16 +391,14 @@ class JournalSnapshots:
                     head = b"S %s 0 " % key
                     moved[room_id] = (out.tell() + len(head), len(snapshot))
                     out.write(head + snapshot + b"\n")
-                for seq, entry in enumerate(record.entries):
-                    out.write(b"E %s %d %s\n" % (key, seq, entry))
+                out.write(b"".join(record.entries))
             size = out.tell()
         os.replace(temporary, self.path)
         os.close(self._fd)
         os.close(self._read_fd)
         self._fd, self._read_fd = self._open()
-        for room_id, place in moved.items():
+        for room_id, place in moved.items():  # same lengths: what is live weighs the same
             self.rooms[room_id].snapshot_at = place
-        self._live = sum(map(self._weight, self.rooms.values()))
         log.info("journal_compacted", extra={"fields": {
             "from_bytes": self._size, "to_bytes": size, "rooms": len(self.rooms),
             "ms": round((time.perf_counter() - started) * 1000, 1)}})
@@ -408,7 +409,8 @@ class JournalSnapshots:
         snapshot = None if record is None else self._snapshot(record)
         if record is None or snapshot is None:
             return None
-        return orjson.loads(snapshot), [orjson.loads(e) for e in record.entries]
+        return orjson.loads(snapshot), [orjson.loads(line.split(b" ", 3)[3])
+                                        for line in record.entries]
 
     async def active_rooms(self) -> list[str]:
         return sorted(r for r, record in self.rooms.items() if record.snapshot_at is not None)
