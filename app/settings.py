@@ -8,6 +8,8 @@
   unset = one the server generates once and keeps in the database.
 - ``KARTU_DAILY_OPTIONS``: JSON ``{game: {option: value}}`` laid over the
   daily-deal options of app/daily.py (e.g. shorter matches on a test server).
+- ``KARTU_SEND_BUFFER``: bytes that may wait for one client's socket (on the
+  direct frame path of app/wsprotocol.py) before it is dropped as too slow.
 """
 
 from __future__ import annotations
