@@ -162,6 +162,10 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
         # after the frames already corked, in order.
         self.flush()
         await super().send(message)
+        if message["type"] == "websocket.accept":
+            # The handshake's request and response (with their headers) are
+            # not needed again; an idle connection is mostly what it keeps.
+            self.request = self.response = None  # type: ignore[assignment]
 
     # --- receiving: pause reading only when the app falls behind --------------
 
