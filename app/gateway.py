@@ -50,7 +50,7 @@ from app.messages import (
 from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.store import PlayerRecord
-from app.wsprotocol import frame_path
+from app.wsprotocol import frame_path, wire
 from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
 
 log = logging.getLogger("kartu.gateway")
@@ -100,16 +100,24 @@ class Connection:
     # --- sending -------------------------------------------------------------
 
     def send(self, frame: bytes) -> None:
-        if self._closing:
-            return
         if self.path is not None:
-            if not self.path.send(frame, self.settings.send_buffer_bytes):
-                self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up", drain=False)
+            self.send_wire(wire(frame))
+            return
+        if self._closing:
             return
         try:
             self.outgoing.put_nowait(frame)
         except asyncio.QueueFull:
-            self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up", drain=False)
+            self._too_slow()
+
+    def send_wire(self, data: bytes) -> None:
+        """Direct frame path only: frames already framed (:func:`app.wsprotocol.wire`)."""
+        assert self.path is not None
+        if not self._closing and not self.path.send_wire(data, self.settings.send_buffer_bytes):
+            self._too_slow()
+
+    def _too_slow(self) -> None:
+        self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up", drain=False)
 
     async def _write_forever(self) -> None:
         """The queue path's writer (servers without the direct frame path)."""
@@ -259,12 +267,10 @@ class Connection:
         membership = Membership(seat, channel)
 
         def deliver(version: int, frames: list[bytes], data: bytes) -> None:
-            if version <= membership.floor or self._closing:
+            if version <= membership.floor:
                 return
             if self.path is not None:
-                if not self.path.send_wire(data, self.settings.send_buffer_bytes):
-                    self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up",
-                                    drain=False)
+                self.send_wire(data)
                 return
             for frame in frames:
                 self.send(frame)

@@ -67,17 +67,8 @@ class FramePath:
     def __init__(self, protocol: KartuWebSocketProtocol) -> None:
         self._protocol = protocol
 
-    def send(self, frame: bytes, limit: int) -> bool:
-        return self._protocol.send_corked(wire(frame), limit)
-
     def send_wire(self, data: bytes, limit: int) -> bool:
         return self._protocol.send_corked(data, limit)
-
-    def backlog(self) -> int:
-        return self._protocol.backlog()
-
-    def flush(self) -> None:
-        self._protocol.flush()
 
     async def receive(self) -> ASGIReceiveEvent:
         """The next ASGI receive event, as the app's ``receive`` would give it."""

@@ -197,7 +197,8 @@ class Client:
 
     def _closed(self) -> None:
         if not self.closing:
-            code = self.lean.close_code if self.lean and self.lean.close_code else 1006
+            socket = self.lean or self.ws
+            code = socket.close_code if socket and socket.close_code is not None else 1006
             self.gen.stats.server_closes[str(code)] += 1
         for waiter in self._waiters.values():
             if not waiter.done():
@@ -222,7 +223,7 @@ class Client:
 
     async def send(self, message: dict[str, Any]) -> None:
         if self.lean is not None:
-            self.lean.send(orjson.dumps(message))
+            self.send_soon(message)
             return
         assert self.ws is not None
         with contextlib.suppress(ConnectionClosed):  # the reader counts the close
@@ -244,20 +245,11 @@ class Client:
         ws = self.ws
         try:
             while True:  # until the socket closes
-                frame = await ws.recv(decode=False)
-                try:
-                    self.gen.on_frame(self, frame, time.perf_counter())
-                except Exception as err:  # a frame this client cannot handle is an error
-                    self.gen.stats.errors[f"client:{type(err).__name__}"] += 1
+                self._message(await ws.recv(decode=False))
         except ConnectionClosed:
             pass
         finally:
-            if not self.closing:
-                code = ws.close_code if ws.close_code is not None else 1006
-                self.gen.stats.server_closes[str(code)] += 1
-            for waiter in self._waiters.values():
-                if not waiter.done():
-                    waiter.set_exception(ConnectionError("socket closed"))
+            self._closed()
 
     def answered(self, message: dict[str, Any]) -> bool:
         """Hands an ack/error/pong to the set-up call waiting for it, if any."""
