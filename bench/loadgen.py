@@ -13,14 +13,15 @@ Terms:
   ``realtime`` (Remmi Demmi rooms of traders offering 1-3 cards on a fixed
   schedule) or ``idle`` (rooms of connected clients that do
   nothing).
-- *pacing*: a turn-based room sends its next action no sooner than
-  ``rooms / rate`` seconds after its last one (and ``think_ms`` after the
-  player saw its turn); a trader offers every ``rooms * traders / rate``
+- *pacing*: a turn-based room acts on a beat of ``rooms / rate`` seconds
+  from a random phase (and no sooner than ``think_ms`` after the player saw
+  its turn; a beat missed waiting for an answer is skipped); a trader offers every ``rooms * traders / rate``
   seconds, from a random phase, skipping a beat while its previous offer is
   unanswered. The achieved rate is measured, not assumed.
 - *window*: the measured part of a run (:meth:`LoadGenerator.begin_window`
   to :meth:`LoadGenerator.end_window`). Latencies are kept for actions sent
-  inside it; views are counted when they arrive inside it. Errors and
+  inside it; views are counted when they arrive inside it. The generator's
+  garbage collector is off inside it (its pauses are not the server's). Errors and
   server-initiated closes are counted for the whole run, set-up included.
 
 Latency. Each seat has at most one action in flight. When it is sent, its
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 import random
 import time
@@ -412,13 +414,30 @@ class Room:
             action = dialect.next_action(client)
             if action is None:
                 return
-            self.next_at = now + self.gen.interval_s
+            self.next_at = self._next_slot(now)
             self.act(client, action)
             return
 
     def _fire(self) -> None:
         self._timer = None
         self.kick()
+
+    def _next_slot(self, now: float) -> float:
+        """The room's next moment on its own beat, one interval after the last.
+
+        The beat keeps the room's random phase: were the next action timed
+        from this one, a stall that delays many rooms at once would line
+        them all up on one phase, and the run would turn into bursts that
+        measure the generator, not the server. A slot missed is skipped,
+        not made up for.
+        """
+        interval = self.gen.interval_s
+        if interval <= 0:
+            return now
+        slot = self.next_at + interval
+        if slot <= now:
+            slot += ((now - slot) // interval + 1) * interval
+        return slot
 
     # realtime
 
@@ -789,9 +808,19 @@ class LoadGenerator:
         errors, closes = self.stats.errors, self.stats.server_closes
         self.stats = Stats(recording=True, errors=errors, server_closes=closes,
                            rooms_finished=self.stats.rooms_finished)
+        # This process's collector would stop it for up to ~100 ms at a time
+        # (tens of thousands of pending actions, sockets and samples), and
+        # every frame read meanwhile would look that much later: the
+        # instrument's pauses, not the server's. Sockets and rooms made so
+        # far are frozen out of collection, and the window runs without it.
+        gc.collect()
+        gc.freeze()
+        gc.disable()
 
     def end_window(self) -> None:
         self.stats.recording = False
+        gc.enable()
+        gc.unfreeze()
 
     async def stop(self, drain_s: float = 2.0) -> None:
         """Stops acting and waits (bounded) for the answers still in flight."""
