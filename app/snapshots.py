@@ -54,7 +54,7 @@ class RoomSave:
     room_id: str
     snapshot: dict[str, Any] | None  # None: only new log entries (the game alone changed)
     log_base: int
-    log_entries: list[dict[str, Any]]
+    log_entries: list[bytes]  # JSON, as RoomCore keeps them
     summary: dict[str, Any] | None  # the lobby line; None with no snapshot
     active: bool  # waiting or playing: listed, and taken over if its process dies
 
@@ -64,7 +64,7 @@ class SnapshotStore(Protocol):
         """True once saved; False if this process may no longer write the room."""
         ...
 
-    async def load(self, room_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    async def load(self, room_id: str) -> tuple[dict[str, Any], list[bytes]] | None:
         ...
 
     async def active_rooms(self) -> list[str]:
@@ -175,20 +175,20 @@ class RedisSnapshots:
                 args=[self.process, b"" if s.snapshot is None else orjson.dumps(s.snapshot),
                       s.room_id, "1" if s.active else "0",
                       b"" if s.summary is None else orjson.dumps(s.summary), s.log_base,
-                      *[orjson.dumps(e) for e in s.log_entries]],
+                      *s.log_entries],
                 client=pipe,
             )
         results = await pipe.execute()
         return [bool(r) for r in results]
 
-    async def load(self, room_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    async def load(self, room_id: str) -> tuple[dict[str, Any], list[bytes]] | None:
         pipe = self.redis.pipeline(transaction=True)
         pipe.get(self.keys.snapshot(room_id))
         pipe.lrange(self.keys.log(room_id), 0, -1)
         raw, entries = await pipe.execute()
         if raw is None:
             return None
-        return orjson.loads(raw), [orjson.loads(e) for e in entries]
+        return orjson.loads(raw), [bytes(e) for e in entries]
 
     async def active_rooms(self) -> list[str]:
         return sorted(text_of(m) for m in await self.redis.smembers(self.keys.active))
@@ -214,7 +214,7 @@ def merge_saves(saves: list[RoomSave]) -> list[SaveRow]:
     all of them go in."""
     rows: dict[str, SaveRow] = {}
     for s in saves:
-        entries = [orjson.dumps(e) for e in s.log_entries]
+        entries = list(s.log_entries)
         data = None if s.snapshot is None else orjson.dumps(s.snapshot)
         version = -1 if s.snapshot is None else s.snapshot["version"]
         if s.room_id in rows:
@@ -404,12 +404,12 @@ class JournalSnapshots:
             "ms": round((time.perf_counter() - started) * 1000, 1)}})
         self._size = size
 
-    async def load(self, room_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    async def load(self, room_id: str) -> tuple[dict[str, Any], list[bytes]] | None:
         record = self.rooms.get(room_id)
         snapshot = None if record is None else self._snapshot(record)
         if record is None or snapshot is None:
             return None
-        return orjson.loads(snapshot), [orjson.loads(line.split(b" ", 3)[3])
+        return orjson.loads(snapshot), [line.split(b" ", 3)[3].rstrip(b"\n")
                                         for line in record.entries]
 
     async def active_rooms(self) -> list[str]:
@@ -436,12 +436,12 @@ class DbSnapshots:
         await self.store.save_room_snapshots(merge_saves(saves))
         return [True] * len(saves)
 
-    async def load(self, room_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    async def load(self, room_id: str) -> tuple[dict[str, Any], list[bytes]] | None:
         loaded = await self.store.load_room_snapshot(room_id)
         if loaded is None:
             return None
         data, entries = loaded
-        return orjson.loads(data), [orjson.loads(e) for e in entries]
+        return orjson.loads(data), [bytes(e) for e in entries]
 
     async def active_rooms(self) -> list[str]:
         return await self.store.active_room_snapshots()

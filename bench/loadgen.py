@@ -15,9 +15,10 @@ Terms:
   nothing).
 - *pacing*: a turn-based room acts on a beat of ``rooms / rate`` seconds
   from a random phase (and no sooner than ``think_ms`` after the player saw
-  its turn; a beat missed waiting for an answer is skipped); a trader offers every ``rooms * traders / rate``
-  seconds, from a random phase, skipping a beat while its previous offer is
-  unanswered. The achieved rate is measured, not assumed.
+  its turn; a beat missed waiting for an answer is skipped); a trader
+  offers every ``rooms * traders / rate`` seconds, from a random phase,
+  skipping a beat while its previous offer is unanswered. The achieved rate
+  is measured, not assumed.
 - *window*: the measured part of a run (:meth:`LoadGenerator.begin_window`
   to :meth:`LoadGenerator.end_window`). Latencies are kept for actions sent
   inside it; views are counted when they arrive inside it. The generator's

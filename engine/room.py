@@ -15,7 +15,10 @@ Terms:
   player acts again.
 - *action log*: every applied action and timeout in order, with its ``now``:
   with the seed and options it replays the game exactly
-  (:func:`engine.replay.replay`).
+  (:func:`engine.replay.replay`). Each entry is kept as its JSON bytes, as
+  it is saved: a room's history only grows, and as dicts it would be
+  thousands of objects per room for the garbage collector to walk again and
+  again (:meth:`RoomCore.log_entries` reads them back).
 
 :class:`RoomCore` holds the logic and is synchronous: it takes ``now`` for
 everything, so tests drive it with a fake clock. :class:`RoomActor` wraps it
@@ -32,6 +35,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import orjson
 
 from engine.errors import GameError
 from engine.game import Action, Event, Game, Outcome, View
@@ -167,7 +172,7 @@ class RoomCore:
     version: int = 0
     watchers: set[str] = field(default_factory=set)  # spectators' connection ids
     started_at: int | None = None
-    action_log: list[dict[str, Any]] = field(default_factory=list)
+    action_log: list[bytes] = field(default_factory=list)  # entries as JSON
     turn_deadline: int | None = None
     bot_due: int | None = None
     last_activity: int = 0
@@ -408,7 +413,7 @@ class RoomCore:
             entry["bot"] = True
         if command_id is not None:
             entry["cid"] = command_id  # lets a saved room recognise a retried command
-        self.action_log.append(entry)
+        self.action_log.append(orjson.dumps(entry))
         self._emit(now, events)
 
     # --- time --------------------------------------------------------------
@@ -429,7 +434,7 @@ class RoomCore:
         deadline = self.game.next_deadline(self.state)
         if deadline is not None and now >= deadline:
             self.state, events = self.game.on_timeout(self.state, now)
-            self.action_log.append({"timeout": True, "at": now})
+            self.action_log.append(orjson.dumps({"timeout": True, "at": now}))
             self._emit(now, events)
             return
         if self.turn_deadline is not None and now >= self.turn_deadline:
@@ -546,7 +551,7 @@ class RoomCore:
 
     @classmethod
     def from_snapshot(cls, data: dict[str, Any], game: Game, sink: RoomSink,
-                      action_log: list[dict[str, Any]]) -> RoomCore:
+                      action_log: list[bytes]) -> RoomCore:
         if data.get("format") != cls.SNAPSHOT_FORMAT:
             raise ValueError(f"unknown room snapshot format {data.get('format')!r}")
         seats = [Seat(s["index"], s["player_id"], s["name"], s["bot"], set(s["connections"]),
@@ -585,7 +590,7 @@ class RoomCore:
             "seed": self.seed,
             "players": self.seat_count,
             "started_at": self.started_at,
-            "actions": [{k: v for k, v in e.items() if k != "cid"} for e in self.action_log],
+            "actions": [{k: v for k, v in e.items() if k != "cid"} for e in self.log_entries()],
         }
 
     def room_signature(self) -> tuple[Any, ...]:
@@ -598,7 +603,11 @@ class RoomCore:
             (s.player_id, s.name, s.bot, s.away, tuple(sorted(s.connections)))
             for s in self.seats))
 
-    def catch_up(self, entries: list[dict[str, Any]], now: int) -> None:
+    def log_entries(self, start: int = 0) -> list[dict[str, Any]]:
+        """The action log from entry ``start`` on, as dicts."""
+        return [orjson.loads(entry) for entry in self.action_log[start:]]
+
+    def catch_up(self, entries: list[bytes], now: int) -> None:
         """Replays log entries saved after this room's snapshot (a room resumed).
 
         Between snapshots a room saves only the new entries of its action log
@@ -608,13 +617,14 @@ class RoomCore:
         """
         if not entries:
             return
-        for entry in entries:
+        for raw in entries:
+            entry = orjson.loads(raw)
             if entry.get("timeout"):
                 self.state, _ = self.game.on_timeout(self.state, entry["at"])
             else:
                 self.state, _ = self.game.apply(self.state, entry["seat"], entry["action"],
                                                 entry["at"])
-            self.action_log.append(entry)
+            self.action_log.append(raw)
             self.version += 1
             if "cid" in entry:
                 self.recent[entry["cid"]] = None

@@ -63,6 +63,6 @@ async def test_a_command_applied_in_the_callers_task_still_wakes_the_bots() -> N
                         break
                 else:
                     await asyncio.sleep(0.001)
-    bot_moves = [entry for entry in room.action_log if entry.get("bot")]
+    bot_moves = [entry for entry in room.log_entries() if entry.get("bot")]
     assert len(bot_moves) >= 10
     await actor.stop()
