@@ -82,7 +82,10 @@ class Connection:
         self.registry = registry
         self.feeds = feeds
         self.path = frame_path(websocket.scope) if hasattr(websocket, "scope") else None
-        self.outgoing: asyncio.Queue[bytes | None] = asyncio.Queue(settings.send_queue_size)
+        # The queue path's outgoing frames; the direct path needs no queue (and
+        # an idle socket is mostly what it keeps, so it does not make one).
+        self.outgoing: asyncio.Queue[bytes | None] | None = (
+            None if self.path is not None else asyncio.Queue(settings.send_queue_size))
         self.memberships: dict[str, Membership] = {}
         self._flood_level = 0.0
         self._flood_at = time.monotonic()
@@ -105,6 +108,7 @@ class Connection:
             return
         if self._closing:
             return
+        assert self.outgoing is not None
         try:
             self.outgoing.put_nowait(frame)
         except asyncio.QueueFull:
@@ -121,6 +125,7 @@ class Connection:
 
     async def _write_forever(self) -> None:
         """The queue path's writer (servers without the direct frame path)."""
+        assert self.outgoing is not None
         while True:
             frame = await self.outgoing.get()
             if frame is None:  # a close was asked for after the frames before it
@@ -136,7 +141,7 @@ class Connection:
         self._close_with = (code, reason)
         log.info("connection_closed", extra={"fields": {"player": self.player_id, "code": code,
                                                         "reason": reason}})
-        if drain and self.path is None:
+        if drain and self.outgoing is not None:
             try:
                 self.outgoing.put_nowait(None)
                 return

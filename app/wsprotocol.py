@@ -25,7 +25,10 @@ Terms:
 
 Receiving is uvicorn's, except that reading pauses only when
 ``READ_AHEAD`` messages wait unread instead of after every message (each
-pause and resume is a system call pair).
+pause and resume is a system call pair), and that the receive queue and the
+"writable" flag are :class:`_Inbox` and :class:`_Flag`: an idle connection
+is mostly what it keeps, and asyncio's Queue and Event hold four and one
+deques of about 600 bytes each from the start.
 """
 
 from __future__ import annotations
@@ -105,9 +108,73 @@ def _flusher(loop: asyncio.AbstractEventLoop) -> _Flusher:
     return flusher
 
 
+class _Inbox:
+    """The receive queue, as uvicorn's protocol uses it: one reader, never full."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []  # a few at most (READ_AHEAD)
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def get(self) -> Any:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def empty(self) -> bool:
+        return not self._items
+
+
+class _Flag:
+    """An asyncio.Event that makes its list of waiters only when someone waits."""
+
+    __slots__ = ("_value", "_waiters")
+
+    def __init__(self, value: bool) -> None:
+        self._value = value
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self._value
+
+    def set(self) -> None:
+        self._value = True
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._value = False
+
+    async def wait(self) -> None:
+        if self._value:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        await waiter
+
+
 class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.queue = _Inbox()  # type: ignore[assignment]
+        self.writable = _Flag(True)  # type: ignore[assignment]
         self._corked: list[bytes] = []
         self._corked_bytes = 0
         self._flusher = _flusher(self.loop)
