@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import tracemalloc
 from typing import Any
 
 import pytest
 
+import engine.room as room_module
 from engine.games import find_game
 from engine.replay import replay
 from engine.room import Act, AddBot, Join, Leave, RoomCore, RoomError, Snapshot, Start
@@ -225,3 +228,25 @@ def test_a_snapshot_and_the_log_entries_after_it_bring_the_room_back_exactly() -
     version = copy.version
     copy.handle(Act("ana", 0, {"kind": "draw", "from": "stock"}, command_id=retried), now)
     assert copy.version == version  # a retried command is recognised, not applied again
+
+
+def test_the_action_log_keeps_each_entry_in_about_its_own_size() -> None:
+    # A room's history lives as long as the room: a JSON library that hands
+    # back its whole write buffer would make every ~100-byte entry cost ~4 KB.
+    room, _ = make_room(2, turn_clock_s=1, bot_delay_ms=0)  # the bot stands in for Ana
+    room.handle(Join("ana", "Ana", "player"), 0)
+    room.handle(AddBot("ana"), 0)
+    room.handle(Start("ana"), 0)
+    source, first = inspect.getsourcelines(room_module._log_json)
+    lines = range(first, first + len(source))
+    tracemalloc.start()
+    try:
+        run_until(room, lambda: len(room.action_log) >= 200, 0)
+        snapshot = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    kept = [stat for stat in snapshot.statistics("lineno")
+            if stat.traceback[0].filename == room_module.__file__
+            and stat.traceback[0].lineno in lines]
+    assert sum(stat.count for stat in kept) >= 200
+    assert sum(stat.size for stat in kept) / sum(stat.count for stat in kept) < 512
