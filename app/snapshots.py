@@ -188,7 +188,7 @@ class RedisSnapshots:
         raw, entries = await pipe.execute()
         if raw is None:
             return None
-        return orjson.loads(raw), [bytes(e) for e in entries]
+        return orjson.loads(raw), list(entries)
 
     async def active_rooms(self) -> list[str]:
         return sorted(text_of(m) for m in await self.redis.smembers(self.keys.active))
@@ -214,7 +214,7 @@ def merge_saves(saves: list[RoomSave]) -> list[SaveRow]:
     all of them go in."""
     rows: dict[str, SaveRow] = {}
     for s in saves:
-        entries = list(s.log_entries)
+        entries = s.log_entries
         data = None if s.snapshot is None else orjson.dumps(s.snapshot)
         version = -1 if s.snapshot is None else s.snapshot["version"]
         if s.room_id in rows:
@@ -441,7 +441,7 @@ class DbSnapshots:
         if loaded is None:
             return None
         data, entries = loaded
-        return orjson.loads(data), [bytes(e) for e in entries]
+        return orjson.loads(data), entries
 
     async def active_rooms(self) -> list[str]:
         return await self.store.active_room_snapshots()

@@ -42,6 +42,7 @@ from engine.errors import BadOptions, GameError, IllegalAction, NotYourTurn
 from engine.game import Action, Outcome, View
 from engine.games.rummy import RummyGame, RummyState
 from engine.rng import Rng
+from tests.engine.pure_apply import apply_purely
 
 ONE_DEAL = {"deals": 1, "deal_pause_ms": 0}
 STOCK = {"kind": "draw", "from": "stock"}
@@ -477,15 +478,10 @@ class RummyChecks:
         """Applies ``action``; checks purity either way. True if it was accepted."""
         game = self.game
         state = match.state
-        before = game.snapshot(state)
-        deep = copy.deepcopy(state)
-        try:
-            new, events = game.apply(state, seat, action, match.now)
-        except GameError as error:
-            assert error.message
-            assert game.snapshot(state) == before and state == deep
+        applied = apply_purely(game, state, seat, action, match.now)
+        if applied is None:
             return False
-        assert game.snapshot(state) == before and state == deep, "apply changed its input"
+        new, events = applied
         assert self.normal(action) in [self.normal(a) for a in game.legal_actions(state, seat)], (
             f"{action} was accepted but not offered")
         self.check_events(state, new, events)

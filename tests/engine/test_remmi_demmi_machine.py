@@ -31,7 +31,6 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from engine.errors import GameError
 from engine.games.remmi_demmi import (
     RemmiDemmi,
     RemmiDemmiState,
@@ -42,6 +41,7 @@ from engine.games.remmi_demmi import (
     locked_cards,
 )
 from engine.rng import Rng
+from tests.engine.pure_apply import apply_purely
 
 GAME = RemmiDemmi()
 T0 = 5_000_000
@@ -144,15 +144,10 @@ class RemmiDemmiMachine(RuleBasedStateMachine):
     def apply(self, seat: Any, action: Any) -> bool:
         """Applies ``action`` at the current time, checking purity; True if accepted."""
         state = self.state
-        before = GAME.snapshot(state)
-        deep = copy.deepcopy(state)
-        try:
-            new, events = GAME.apply(state, seat, action, self.now)
-        except GameError as error:
-            assert error.message
-            assert GAME.snapshot(state) == before and state == deep, "a refusal changed state"
+        applied = apply_purely(GAME, state, seat, action, self.now)
+        if applied is None:
             return False
-        assert GAME.snapshot(state) == before and state == deep, "apply changed its input"
+        new, events = applied
         self.check_events(new, events)
         if isinstance(action, dict) and action.get("kind") == "offer" and any(
                 e["kind"] == "offered" for e in events):
