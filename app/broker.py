@@ -127,8 +127,15 @@ class MemoryBroker:
 
     def publish(self, channel: str, message: bytes) -> None:
         handlers = self._channels.get(channel)
-        if handlers:
-            _deliver(handlers, message)
+        if handlers is None:
+            return
+        # _deliver's loop, written out: this runs once per audience of every
+        # change of every room.
+        for subscription in handlers:
+            try:
+                subscription.handler(message)
+            except Exception:
+                log.exception("broker handler failed on channel %s", channel)
 
     async def flush(self) -> None:
         return None

@@ -1,11 +1,11 @@
 """Feeds: one broker subscription per room channel per process, shared.
 
 Every connection watching a room in this process listens to its audience's
-channel. Rather than each connection subscribing on its own (and each
-decoding every frame), a :class:`Feed` subscribes once per channel, opens
-each envelope once (version and frames) and hands the same frames to every
-connection attached to it. A room with many spectators costs one decode per
-frame, not one per spectator.
+channel. Rather than each connection subscribing on its own, a :class:`Feed`
+subscribes once per channel, opens each envelope (:mod:`app.frames`) once
+and hands the same wire bytes, already framed, to every connection attached
+to it. A room with many spectators costs one subscription, not one per
+spectator.
 """
 
 from __future__ import annotations
@@ -16,15 +16,12 @@ import logging
 from collections.abc import Callable
 
 from app.broker import Broker, Subscription
-from app.frames import open_envelope
-from app.wsprotocol import wire
 
 log = logging.getLogger("kartu.feeds")
 
-# (version, frames, their wire bytes); must not block. The wire bytes
-# (app.wsprotocol.wire of each frame, joined) are made once per message for
-# every connection attached.
-Sink = Callable[[int, list[bytes], bytes], None]
+# (version, wire bytes of the frames); must not block. The same bytes object
+# goes to every connection attached.
+Sink = Callable[[int, bytes], None]
 
 
 class Feed:
@@ -34,11 +31,12 @@ class Feed:
         self.ready = asyncio.Event()
 
     def deliver(self, message: bytes) -> None:
-        version, frames = open_envelope(message)
-        data = b"".join([wire(frame) for frame in frames])
+        # open_envelope, written out: once per audience of every change.
+        head, _, data = message.partition(b"\n")
+        version = int(head)
         for sink in tuple(self.sinks.values()):
             try:
-                sink(version, frames, data)
+                sink(version, data)
             except Exception:
                 log.exception("a feed sink failed")
 

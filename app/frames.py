@@ -3,10 +3,11 @@
 A *frame* is one JSON text message as sent on a WebSocket. A room's change is
 turned into frames once per audience (a seat, or the spectators), never once
 per connection. On the broker a change travels to each audience as one
-*envelope*: the room version, then the change's frames (its events, then the
-state), each on its own line, so that a connection can drop frames older
-than the snapshot it was sent without parsing JSON. (Serialised JSON never
-holds a raw newline.)
+*envelope*: the room version on a line of its own, then the change's frames
+(its events, then the state) as WebSocket wire bytes
+(:func:`app.wsprotocol.wire`). A connection can drop frames older than the
+snapshot it was sent without parsing JSON, and the frames are framed once,
+by the room's process, for every connection of every process.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from app.wsprotocol import unwire, wire
 from engine.room import Change
 
 
@@ -38,12 +40,19 @@ def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
 
 
 def envelope(version: int, *frames: bytes) -> bytes:
-    return b"\n".join((b"%d" % version, *frames))
+    return b"%d\n%s" % (version, b"".join([wire(frame) for frame in frames]))
 
 
-def open_envelope(message: bytes) -> tuple[int, list[bytes]]:
-    head, *frames = message.split(b"\n")
-    return int(head), frames
+def open_envelope(message: bytes) -> tuple[int, bytes]:
+    """The version and the wire bytes of an envelope's frames."""
+    head, _, data = message.partition(b"\n")
+    return int(head), data
+
+
+def envelope_frames(message: bytes) -> tuple[int, list[bytes]]:
+    """The version and the frames (JSON payloads) of an envelope."""
+    version, data = open_envelope(message)
+    return version, unwire(data)
 
 
 def seat_channel(room_id: str, seat: int) -> str:
@@ -55,16 +64,19 @@ def watch_channel(room_id: str) -> str:
 
 
 def change_messages(change: Change) -> list[tuple[str, bytes]]:
-    """The (channel, envelope) pairs that carry one change to every audience: one each."""
-    events = [
-        dumps({"type": "event", "room": change.room_id, "version": change.version,
-               "event": event})
+    """The (channel, envelope) pairs that carry one change to every audience: one each.
+
+    The events are the same for every audience: serialised and framed once.
+    """
+    head = b"%d\n" % change.version
+    events = b"".join([
+        wire(dumps({"type": "event", "room": change.room_id, "version": change.version,
+                    "event": event}))
         for event in change.events
-    ]
+    ])
     out: list[tuple[str, bytes]] = []
     for audience, view in change.views.items():
         channel = (watch_channel(change.room_id) if audience is None
                    else seat_channel(change.room_id, audience))
-        out.append((channel, envelope(change.version, *events,
-                                      state(change.room_id, change.version, view))))
+        out.append((channel, head + events + wire(state(change.room_id, change.version, view))))
     return out

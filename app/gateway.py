@@ -50,7 +50,7 @@ from app.messages import (
 from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.store import PlayerRecord
-from app.wsprotocol import frame_path, wire
+from app.wsprotocol import frame_path, unwire, wire
 from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
 
 log = logging.getLogger("kartu.gateway")
@@ -177,6 +177,8 @@ class Connection:
                 if not self._admit():
                     continue
                 await self._dispatch(text)
+                if self.path is not None:
+                    self.path.flush_all()
         except WebSocketDisconnect:
             pass
         finally:
@@ -270,15 +272,19 @@ class Connection:
         channel = (frames.watch_channel(msg.room) if seat is None
                    else frames.seat_channel(msg.room, seat))
         membership = Membership(seat, channel)
+        # Every change of the room comes through here, for each connection:
+        # on the direct path it goes straight to the socket's corked frames.
+        send_wire = self.path.send_wire if self.path is not None else None
+        limit = self.settings.send_buffer_bytes
 
-        def deliver(version: int, frames: list[bytes], data: bytes) -> None:
+        def deliver(version: int, data: bytes) -> None:
             if version <= membership.floor:
                 return
-            if self.path is not None:
-                self.send_wire(data)
-                return
-            for frame in frames:
-                self.send(frame)
+            if send_wire is None:
+                for frame in unwire(data):
+                    self.send(frame)
+            elif not self._closing and not send_wire(data, limit):
+                self._too_slow()
 
         try:
             membership.feed = await self.feeds.attach(channel, deliver)

@@ -73,8 +73,8 @@ class RoomRegistry:
         self.rooms: dict[str, RoomActor] = {}
         self._pending: dict[str, list[Change]] = {}
         self._saved_log: dict[str, int] = {}
-        # Per room: (room signature, when, log length) of its last full snapshot.
-        self._snapshotted: dict[str, tuple[tuple[Any, ...], int, int]] = {}
+        # Per room: (RoomCore.room_changes, when, log length) at its last full snapshot.
+        self._snapshotted: dict[str, tuple[int, int, int]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._statuses: dict[str, str] = {}
         self._janitor: asyncio.Task[None] | None = None
@@ -146,6 +146,13 @@ class RoomRegistry:
 
     async def call(self, room_id: str, command: Command) -> Any:
         """Runs ``command`` in the room, wherever it lives; raises RoomError."""
+        actor = self.rooms.get(room_id)
+        if actor is not None and not actor.stopped:  # the common case: the room is here
+            try:
+                return await actor.call(command)
+            except RoomError as err:
+                if err.code != "moved":
+                    raise
         give_up = time.monotonic() + self.CALL_PATIENCE_S
         while True:
             try:
@@ -271,17 +278,18 @@ class RoomRegistry:
         changes = self._pending.pop(room_id, [])
         base = self._saved_log.get(room_id, 0)
         now = now_ms()
-        signature = core.room_signature()
         last = self._snapshotted.get(room_id)
+        active = core.status in ACTIVE
         # A full snapshot when the room itself changed (seats, watchers, status)
         # or the last one is old; otherwise the new log entries describe the
         # change completely (RoomCore.catch_up).
-        full = (last is None or last[0] != signature or now - last[1] >= self.SNAPSHOT_EVERY_MS
+        full = (last is None or last[0] != core.room_changes or not active
+                or now - last[1] >= self.SNAPSHOT_EVERY_MS
                 or len(core.action_log) - last[2] >= self.SNAPSHOT_EVERY_ENTRIES)
         kept = await self.snapshots.save(RoomSave(
             room_id=room_id, snapshot=core.to_snapshot() if full else None, log_base=base,
             log_entries=core.action_log[base:], summary=core.summary() if full else None,
-            active=core.status in ACTIVE,
+            active=active,
         ))
         if not kept:
             log.warning("room_fenced", extra={"fields": {"room": room_id}})
@@ -289,7 +297,7 @@ class RoomRegistry:
             return False
         self._saved_log[room_id] = len(core.action_log)
         if full:
-            self._snapshotted[room_id] = (signature, now, len(core.action_log))
+            self._snapshotted[room_id] = (core.room_changes, now, len(core.action_log))
         for change in changes:
             for channel, message in change_messages(change):
                 self.broker.publish(channel, message)

@@ -35,13 +35,12 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
-from websockets.protocol import State
 
 EXTENSION = "kartu.frames"
 READ_AHEAD = 16  # messages queued for the app before reading pauses
@@ -57,6 +56,22 @@ def wire(payload: bytes) -> bytes:
     return b"\x81\x7f" + n.to_bytes(8, "big") + payload
 
 
+def unwire(data: bytes) -> list[bytes]:
+    """The payloads of frames made by :func:`wire`, joined (the inverse)."""
+    payloads: list[bytes] = []
+    at = 0
+    while at < len(data):
+        n = data[at + 1]
+        at += 2
+        if n == 126:
+            n, at = int.from_bytes(data[at:at + 2], "big"), at + 2
+        elif n == 127:
+            n, at = int.from_bytes(data[at:at + 8], "big"), at + 8
+        payloads.append(data[at:at + n])
+        at += n
+    return payloads
+
+
 class FramePath:
     """The direct way out for one connection: synchronous, corked, bounded.
 
@@ -65,13 +80,22 @@ class FramePath:
     (the caller decides what too slow means).
     """
 
-    __slots__ = ("_protocol",)
+    __slots__ = ("_protocol", "send_wire")
 
     def __init__(self, protocol: KartuWebSocketProtocol) -> None:
         self._protocol = protocol
+        # The protocol's own method: a frame fanned out to a room's
+        # connections is handed to each with one call, not a chain of them.
+        self.send_wire: Callable[[bytes, int], bool] = protocol.send_corked
 
-    def send_wire(self, data: bytes, limit: int) -> bool:
-        return self._protocol.send_corked(data, limit)
+    def flush_all(self) -> None:
+        """Writes now what every connection of this loop has corked.
+
+        For a caller that knows a burst is over (the gateway, once a
+        message's command has been applied and fanned out): its frames go
+        out at once instead of after everything else ready on the loop.
+        """
+        self._protocol._flusher.flush()
 
     async def receive(self) -> ASGIReceiveEvent:
         """The next ASGI receive event, as the app's ``receive`` would give it."""
@@ -189,16 +213,14 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
             # The app task was created but has not run yet: it sees this.
             scope["extensions"][EXTENSION] = FramePath(self)
 
-    def backlog(self) -> int:
-        if self.transport is None:
-            return self._corked_bytes
-        return self._corked_bytes + self.transport.get_write_buffer_size()
-
     def send_corked(self, data: bytes, limit: int) -> bool:
-        if (self.close_sent or self.disconnected or not self.handshake_complete
-                or self.conn.state is not State.OPEN):
-            return True  # going away: nothing to send, nothing to complain about
-        if self.backlog() > limit:
+        transport = self.transport
+        # Going away (a close sent, or the transport closing: the peer's close
+        # was answered, or the connection was lost): nothing to send, nothing
+        # to complain about. Frames only come after the handshake's accept.
+        if self.close_sent or transport.is_closing():
+            return True
+        if self._corked_bytes + transport.get_write_buffer_size() > limit:
             return False
         if not self._corked:
             self._flusher.add(self)

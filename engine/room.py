@@ -186,6 +186,10 @@ class RoomCore:
     turn_deadline: int | None = None
     bot_due: int | None = None
     last_activity: int = 0
+    # Counts the changes to the room itself (seats, watchers, away, status),
+    # as opposed to the game: between two of them, the action log describes
+    # every change (the registry saves a full snapshot only when this moved).
+    room_changes: int = 0
     _turn_key: tuple[Any, ...] | None = None
     _last_bot: int = -1
     # Replies to the latest commands that carried an id (oldest first).
@@ -424,7 +428,7 @@ class RoomCore:
         if command_id is not None:
             entry["cid"] = command_id  # lets a saved room recognise a retried command
         self.action_log.append(_log_json(entry))
-        self._emit(now, events)
+        self._emit(now, events, game_only=True)
 
     # --- time --------------------------------------------------------------
 
@@ -445,7 +449,7 @@ class RoomCore:
         if deadline is not None and now >= deadline:
             self.state, events = self.game.on_timeout(self.state, now)
             self.action_log.append(_log_json({"timeout": True, "at": now}))
-            self._emit(now, events)
+            self._emit(now, events, game_only=True)
             return
         if self.turn_deadline is not None and now >= self.turn_deadline:
             for seat_index in self.game.to_act(self.state):
@@ -494,8 +498,12 @@ class RoomCore:
 
     # --- after every change ------------------------------------------------
 
-    def _emit(self, now: int, events: list[Event]) -> None:
+    def _emit(self, now: int, events: list[Event], *, game_only: bool = False) -> None:
+        """Sends one change out. ``game_only``: only the game state changed, as
+        the action log's newest entry says (see :attr:`room_changes`)."""
         self.version += 1
+        if not game_only:
+            self.room_changes += 1
         self.last_activity = now
         self._schedule(now)
         audiences: list[int | None] = [s.index for s in self.seats
@@ -508,6 +516,7 @@ class RoomCore:
             outcome = self.game.outcome(self.state)
             if outcome is not None:
                 self.status = "finished"
+                self.room_changes += 1
                 self.turn_deadline = self.bot_due = None
                 self.sink.finished(self, outcome)
 
@@ -603,16 +612,6 @@ class RoomCore:
             "actions": [{k: v for k, v in e.items() if k != "cid"} for e in self.log_entries()],
         }
 
-    def room_signature(self) -> tuple[Any, ...]:
-        """Everything about the room that is not the game: who sits, watches, is away.
-
-        A change that leaves it alone changed only the game, and that change
-        is fully described by its action-log entries (see :meth:`catch_up`).
-        """
-        return (self.status, self.private, self.spectators, tuple(
-            (s.player_id, s.name, s.bot, s.away, tuple(sorted(s.connections)))
-            for s in self.seats))
-
     def log_entries(self, start: int = 0) -> list[dict[str, Any]]:
         """The action log from entry ``start`` on, as dicts."""
         return [orjson.loads(entry) for entry in self.action_log[start:]]
@@ -677,6 +676,10 @@ class RoomActor:
         # Held while a command or timer is applied and committed: one at a time.
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+        # The room's next wakeup as the actor's task last looked (it sleeps
+        # until then): a command applied in a caller's task that moves it
+        # wakes the task to look again.
+        self._armed: int | None = None
         self.stopped = False
 
     def start(self) -> None:
@@ -706,12 +709,11 @@ class RoomActor:
             # The room is idle: apply the command in the caller's task, which
             # saves two task switches (and two loop turns) on the way to the
             # reply. The lock keeps it one command at a time all the same.
-            wakeup = self.core.next_wakeup()
             async with self._lock:
                 try:
                     return await self._execute(command)
                 finally:
-                    if self.core.next_wakeup() != wakeup:
+                    if self.core.next_wakeup() != self._armed:
                         self._poke()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         try:
@@ -743,7 +745,7 @@ class RoomActor:
 
     async def _run(self) -> None:
         while not self.stopped:
-            wakeup = self.core.next_wakeup()
+            wakeup = self._armed = self.core.next_wakeup()
             try:
                 if wakeup is None:
                     command, future = await self._queue.get()

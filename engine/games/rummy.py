@@ -851,18 +851,20 @@ class RummyGame:
 
     def _clone(self, state: RummyState) -> RummyState:
         # Melds are frozen and results are never changed once appended, so copying
-        # the containers is enough to keep the original untouched.
-        return replace(
-            state,
-            hands=[list(h) for h in state.hands],
-            stock=list(state.stock),
-            discard=list(state.discard),
-            melds=list(state.melds),
-            scores=list(state.scores),
-            laid_down_before=list(state.laid_down_before),
-            results=list(state.results),
-            winners=None if state.winners is None else list(state.winners),
-        )
+        # the containers is enough to keep the original untouched. (A copy of
+        # the fields, not dataclasses.replace: this runs on every action, and
+        # replace goes through __init__ field by field.)
+        new = object.__new__(RummyState)
+        new.__dict__.update(state.__dict__)
+        new.hands = [list(h) for h in state.hands]
+        new.stock = list(state.stock)
+        new.discard = list(state.discard)
+        new.melds = list(state.melds)
+        new.scores = list(state.scores)
+        new.laid_down_before = list(state.laid_down_before)
+        new.results = list(state.results)
+        new.winners = None if state.winners is None else list(state.winners)
+        return new
 
     def _may_leave(self, rest: list[str], taken: str | None, melds: Sequence[Meld]) -> bool:
         """Whether a meld or lay-off may leave the hand as ``rest`` (``melds`` after it)."""

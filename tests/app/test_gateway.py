@@ -9,6 +9,7 @@ from typing import Any
 
 from app.broker import MemoryBroker
 from app.feeds import Feeds
+from app.frames import envelope, envelope_frames
 from app.gateway import CLOSE_TOO_SLOW, Connection
 from app.settings import Settings
 
@@ -69,23 +70,21 @@ async def test_frames_queued_before_a_close_are_sent_first() -> None:
 async def test_a_channel_is_subscribed_once_however_many_connections_watch_it() -> None:
     broker = MemoryBroker()
     feeds = Feeds(broker)
-    got: list[tuple[str, int, str]] = []
-    wires: list[bytes] = []
+    got: list[tuple[str, int, bytes]] = []
 
-    def sink(name: str) -> Callable[[int, list[bytes], bytes], None]:
-        def deliver(version: int, frames: list[bytes], data: bytes) -> None:
-            got.extend((name, version, frame) for frame in frames)
-            wires.append(data)
+    def sink(name: str) -> Callable[[int, bytes], None]:
+        def deliver(version: int, data: bytes) -> None:
+            got.append((name, version, data))
         return deliver
 
     handles = [await feeds.attach("room:r:watch", sink(n)) for n in ("a", "b", "c")]
     assert len(broker._channels["room:r:watch"]) == 1  # one broker subscription
-    broker.publish("room:r:watch", b'7\n{"type":"event"}\n{"type":"state"}')
-    assert got == [(n, 7, f) for n in ("a", "b", "c")
-                   for f in (b'{"type":"event"}', b'{"type":"state"}')]
+    broker.publish("room:r:watch", envelope(7, b'{"type":"event"}', b'{"type":"state"}'))
     # Framed once for all three: the same bytes object, two text frames.
-    assert wires[0] is wires[1] is wires[2]
-    assert wires[0] == b'\x81\x10{"type":"event"}\x81\x10{"type":"state"}'
+    assert [(name, version) for name, version, _ in got] == [("a", 7), ("b", 7), ("c", 7)]
+    assert got[0][2] is got[1][2] is got[2][2]
+    assert got[0][2] == b'\x81\x10{"type":"event"}\x81\x10{"type":"state"}'
+    assert envelope_frames(envelope(7, b'{"a":1}', b"[]")) == (7, [b'{"a":1}', b"[]"])
 
     for handle in handles:
         await feeds.detach("room:r:watch", handle)

@@ -7,13 +7,19 @@ import asyncio
 import pytest
 from websockets.frames import Frame, Opcode
 
-from app.wsprotocol import _Flag, _Inbox, wire
+from app.wsprotocol import _Flag, _Inbox, unwire, wire
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 1_400, 65_535, 65_536, 70_000])
 def test_wire_bytes_are_the_frame_websockets_would_send(size: int) -> None:
     payload = b'"' + b"x" * max(0, size - 2) + b'"' if size >= 2 else b"1" * size
     assert wire(payload) == Frame(Opcode.TEXT, payload).serialize(mask=False)
+
+
+def test_unwire_gives_back_the_payloads_of_joined_frames() -> None:
+    payloads = [b"", b"1", b"x" * 125, b"y" * 126, b"z" * 65_536, b'{"type":"ack"}']
+    assert unwire(b"".join(wire(p) for p in payloads)) == payloads
+    assert unwire(b"") == []
 
 
 async def test_the_inbox_hands_messages_over_in_order_and_waits_when_empty() -> None:

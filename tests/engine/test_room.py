@@ -199,12 +199,59 @@ def test_connections_of_a_dead_process_are_dropped() -> None:
     assert sink.changes[-1].events == [{"kind": "disconnected", "seat": 0}]
 
 
+def room_facts(room: RoomCore) -> tuple[Any, ...]:
+    """Everything about a room that is not the game (what its log entries leave out)."""
+    return (room.status, room.private, sorted(room.watchers), [
+        (s.player_id, s.name, s.bot, s.away, sorted(s.connections)) for s in room.seats])
+
+
+def test_every_change_to_the_room_itself_counts_in_room_changes() -> None:
+    # The registry saves only new log entries while room_changes stands
+    # still: a change to seats, watchers, away or status it missed would be
+    # lost by a room resumed from its snapshot.
+    room, _ = make_room(3, turn_clock_s=1, bot_delay_ms=0)
+    steps: list[tuple[str, Any]] = [
+        ("join ana", lambda now: room.handle(Join("ana", "Ana", "player", conn="a1"), now)),
+        ("join bo", lambda now: room.handle(Join("bo", "Bo", "player", conn="b1"), now)),
+        ("bo leaves", lambda now: room.handle(Leave("bo", 1, conn="b1"), now)),
+        ("watch", lambda now: room.handle(Join(None, None, "spectator", conn="w1"), now)),
+        ("a bot", lambda now: room.handle(AddBot("ana"), now)),
+        ("another", lambda now: room.handle(AddBot("ana"), now)),
+        ("start", lambda now: room.handle(Start("ana"), now)),
+    ]
+    now = 1
+    for _, step in steps:
+        before, counted = room_facts(room), room.room_changes
+        step(now)
+        assert (room_facts(room) != before) <= (room.room_changes != counted)
+        now += 1
+    # Then play on, with the turn clock making Ana away and her moves bringing
+    # her back, a dropped connection, and a finished match at the end.
+    moves = 0
+    while room.status == "playing" and moves < 3000:
+        before, counted = room_facts(room), room.room_changes
+        if room.state.turn == 0 and moves % 7 != 3:
+            action: dict[str, Any] = (
+                {"kind": "draw", "from": "stock"} if room.state.step == "draw"
+                else {"kind": "discard", "card": room.state.hands[0][-1]})
+            room.handle(Act("ana", 0, action), now)
+        else:
+            now = max(now + 1, room.next_wakeup() or now)
+            room.tick(now)
+        if moves == 500:
+            room.drop_connections(lambda conn: conn != "w1", now)
+        assert (room_facts(room) != before) <= (room.room_changes != counted), moves
+        moves += 1
+    assert room.status == "finished"
+
+
 def test_a_snapshot_and_the_log_entries_after_it_bring_the_room_back_exactly() -> None:
     room, sink = make_room(2, turn_clock_s=0, bot_delay_ms=0)
     room.handle(Join("ana", "Ana", "player", conn="p1:1"), 1)
     room.handle(AddBot("ana"), 1)
     room.handle(Start("ana"), 2)
     snapshot = json.loads(json.dumps(room.to_snapshot()))
+    room_changes = room.room_changes
     now = 2
     # Only the game changes from here: Ana's moves (with command ids) and the bot's.
     for step in range(12):
@@ -216,8 +263,8 @@ def test_a_snapshot_and_the_log_entries_after_it_bring_the_room_back_exactly() -
         else:
             now = max(now, room.next_wakeup() or now)
             room.tick(now)
-    assert room.room_signature() == RoomCore.from_snapshot(
-        snapshot, GAME, sink, []).room_signature()
+    assert room.room_changes == room_changes  # so the registry saved no new snapshot
+    assert room_facts(room) == room_facts(RoomCore.from_snapshot(snapshot, GAME, sink, []))
     log = list(room.action_log)  # as a store gives it back: each entry's JSON
     copy = RoomCore.from_snapshot(snapshot, GAME, sink, log)
     copy.catch_up(log[snapshot["log_length"]:], now)
