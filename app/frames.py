@@ -39,6 +39,18 @@ def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
     return dumps({"type": "state", "room": room_id, "version": version, "view": view})
 
 
+def _state_of_parts(room_json: bytes, version: int, own: bytes, shared: bytes) -> bytes:
+    """:func:`state` of the view ``{**shared, **own}``, from the two parts' JSON.
+
+    Their keys are disjoint (:meth:`engine.game.Game.view_parts`), so the
+    view's JSON is the two objects' members joined: the shared part is
+    serialised once for every audience.
+    """
+    if len(shared) > 2:  # not "{}"
+        own = own[:-1] + b"," + shared[1:] if len(own) > 2 else shared
+    return b'{"type":"state","room":%s,"version":%d,"view":%s}' % (room_json, version, own)
+
+
 def envelope(version: int, *frames: bytes) -> bytes:
     return b"%d\n%s" % (version, b"".join([wire(frame) for frame in frames]))
 
@@ -66,7 +78,8 @@ def watch_channel(room_id: str) -> str:
 def change_messages(change: Change) -> list[tuple[str, bytes]]:
     """The (channel, envelope) pairs that carry one change to every audience: one each.
 
-    The events are the same for every audience: serialised and framed once.
+    The events are the same for every audience: serialised and framed once,
+    and so is the shared part of the views.
     """
     head = b"%d\n" % change.version
     events = b"".join([
@@ -74,9 +87,12 @@ def change_messages(change: Change) -> list[tuple[str, bytes]]:
                     "event": event}))
         for event in change.events
     ])
+    room_json = dumps(change.room_id)
+    shared = dumps(change.shared)
     out: list[tuple[str, bytes]] = []
-    for audience, view in change.views.items():
+    for audience, own in change.own.items():
         channel = (watch_channel(change.room_id) if audience is None
                    else seat_channel(change.room_id, audience))
-        out.append((channel, head + events + wire(state(change.room_id, change.version, view))))
+        frame = _state_of_parts(room_json, change.version, dumps(own), shared)
+        out.append((channel, head + events + wire(frame)))
     return out

@@ -69,9 +69,15 @@ class Game(Protocol):
         ...
 
     def views(self, state: Any, seats: list[int | None]) -> dict[int | None, View]:
-        """:meth:`view` of several seats at once, as after every change. The views
-        may share the containers of what they all show: read them, never change
-        them."""
+        """:meth:`view` of several seats at once. The views may share the
+        containers of what they all show: read them, never change them."""
+        ...
+
+    def view_parts(self, state: Any, seats: list[int | None]
+                   ) -> tuple[View, dict[int | None, View]]:
+        """The views of several seats as the part they all show and each seat's own,
+        as after every change: seat ``s`` sees ``{**shared, **own[s]}``, and
+        no key is in both. What is shared is serialised once for every seat."""
         ...
 
     def to_act(self, state: Any) -> list[int]:

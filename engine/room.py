@@ -89,14 +89,22 @@ class Seat:
 class Change:
     """One change to a room, ready to be sent: public events and fresh views.
 
-    ``views`` maps a seat (None: spectators) to its view. Only seats held by
-    humans get a view: bots read the game directly.
+    The views come in two parts (:meth:`RoomCore.view_parts`): ``shared``,
+    what every audience sees, and ``own``, for each audience (a seat; None:
+    spectators), what only it sees. Only seats held by humans get a view:
+    bots read the game directly.
     """
 
     room_id: str
     version: int
     events: list[Event]
-    views: dict[int | None, View]
+    shared: View
+    own: dict[int | None, View]
+
+    @property
+    def views(self) -> dict[int | None, View]:
+        """Each audience's whole view."""
+        return {audience: {**self.shared, **own} for audience, own in self.own.items()}
 
 
 class RoomSink(Protocol):
@@ -255,42 +263,52 @@ class RoomCore:
         return self.views_for([seat], now)[seat]
 
     def views_for(self, seats: list[int | None], now: int) -> dict[int | None, View]:
-        """:meth:`view_for` of several seats, sharing what they all show."""
+        """:meth:`view_for` of several seats."""
+        shared, own = self.view_parts(seats, now)
+        return {seat: {**shared, **own[seat]} for seat in seats}
+
+    def view_parts(self, seats: list[int | None], now: int
+                   ) -> tuple[View, dict[int | None, View]]:
+        """The views of ``seats`` as the part they all show and each one's own
+        (:meth:`engine.game.Game.view_parts`), with the room's facts merged in."""
         if self.state is None:
-            views = {seat: self._waiting_view(seat) for seat in seats}
+            shared, own = self._waiting_view_parts(seats)
         else:
-            views = self.game.views(self.state, seats)
-        room = {
+            shared, own = self.game.view_parts(self.state, seats)
+        merged: set[int] = set()  # a seat list in several views is merged once
+        for part in (shared, *own.values()):
+            seat_list = part.get("seats")
+            if seat_list is None or id(seat_list) in merged:
+                continue
+            merged.add(id(seat_list))
+            for entry, seat_info in zip(seat_list, self.seats, strict=True):
+                entry["name"] = seat_info.name
+                entry["bot"] = seat_info.bot
+                entry["connected"] = seat_info.bot or bool(seat_info.connections)
+                entry["away"] = seat_info.away
+        shared["room"] = {
             "id": self.room_id, "status": self.status, "owner_id": self.owner_id,
             "spectators": self.spectators, "seats": self.seat_count,
             "options": self.public_options, "private": self.private,
         }
-        merged: set[int] = set()  # seat lists shared by several views are merged once
-        for view in views.values():
-            if id(view["seats"]) not in merged:
-                merged.add(id(view["seats"]))
-                for entry, seat_info in zip(view["seats"], self.seats, strict=True):
-                    entry["name"] = seat_info.name
-                    entry["bot"] = seat_info.bot
-                    entry["connected"] = seat_info.bot or bool(seat_info.connections)
-                    entry["away"] = seat_info.away
-            view["room"] = room
-            view["turn_deadline"] = self.turn_deadline
-            view["server_time"] = now
-        return views
+        shared["turn_deadline"] = self.turn_deadline
+        shared["server_time"] = now
+        return shared, own
 
-    def _waiting_view(self, seat: int | None) -> View:
-        view: View = {
-            "game": self.game.name, "phase": "waiting", "you": seat, "dealer": None,
+    def _waiting_view_parts(self, seats: list[int | None]
+                            ) -> tuple[View, dict[int | None, View]]:
+        shared: View = {
+            "game": self.game.name, "phase": "waiting", "dealer": None,
             "turn": None, "step": None, "deal": 0, "stock_count": 0, "discard": [],
             "melds": [],
             "result": None,
             "seats": [{"seat": s.index, "hand_count": 0, "score": 0, "melds": []}
                       for s in self.seats],
         }
-        if seat is not None:
-            view["hand"] = []
-        return view
+        own: dict[int | None, View] = {
+            seat: {"you": seat} if seat is None else {"you": seat, "hand": []}
+            for seat in seats}
+        return shared, own
 
     # --- commands ----------------------------------------------------------
 
@@ -510,8 +528,8 @@ class RoomCore:
                                        if s.player_id is not None and s.connections]
         if self.spectators > 0:
             audiences.append(None)
-        views = self.views_for(audiences, now) if audiences else {}
-        self.sink.changed(self, Change(self.room_id, self.version, events, views))
+        shared, own = self.view_parts(audiences, now) if audiences else ({}, {})
+        self.sink.changed(self, Change(self.room_id, self.version, events, shared, own))
         if self.status == "playing":
             outcome = self.game.outcome(self.state)
             if outcome is not None:

@@ -558,6 +558,12 @@ class RemmiDemmi:
     def views(self, state: RemmiDemmiState, seats: list[int | None]) -> dict[int | None, View]:
         return {seat: self.view(state, seat) for seat in seats}
 
+    def view_parts(self, state: RemmiDemmiState, seats: list[int | None]
+                   ) -> tuple[View, dict[int | None, View]]:
+        # Each trader's view is its own whole (offers, trades and claims are
+        # seen from the seat); nothing is shared.
+        return {}, self.views(state, seats)
+
     def view(self, state: RemmiDemmiState, seat: int | None) -> View:
         if seat is not None and not 0 <= seat < state.players:
             raise ValueError(f"no seat {seat} at this table")

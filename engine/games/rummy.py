@@ -513,11 +513,15 @@ class RummyGame:
     def views(self, state: RummyState, seats: list[int | None]) -> dict[int | None, View]:
         """Each seat's view: the public part is built once and shared by all of
         them, and each adds its own few keys (its hand, and what it may do)."""
+        public, own = self.view_parts(state, seats)
+        return {seat: {**public, **own[seat]} for seat in seats}
+
+    def view_parts(self, state: RummyState, seats: list[int | None]
+                   ) -> tuple[View, dict[int | None, View]]:
         for seat in seats:
             if seat is not None and not 0 <= seat < state.players:
                 raise ValueError(f"no seat {seat} at this table")
-        public = self.public_view(state)
-        return {seat: {**public, **self.own_view(state, seat)} for seat in seats}
+        return self.public_view(state), {seat: self.own_view(state, seat) for seat in seats}
 
     def public_view(self, state: RummyState) -> View:
         """What every seat and spectator sees alike."""

@@ -1,0 +1,41 @@
+"""The frames a room change goes out as: exactly the views, serialised in parts."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from app.frames import change_messages, envelope_frames, seat_channel, watch_channel
+from engine.game import Game
+from engine.games import all_games
+from engine.room import AddBot, Join, Start
+from tests.engine.room_harness import make_room, run_until
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
+def test_every_audience_gets_its_whole_view_from_the_shared_and_own_parts(game: Game) -> None:
+    seats = max(game.min_players, 4)
+    room, sink = make_room(game, seats, room_id="r1", seed=11, turn_clock_s=1,
+                           bot_delay_ms=0)
+    room.handle(Join("ana", "Ana", "player", conn="a1"), 0)
+    room.handle(Join(None, None, "spectator", conn="w1"), 0)
+    for _ in range(seats - 1):
+        room.handle(AddBot("ana"), 0)
+    room.handle(Start("ana"), 1)
+    # Ana never acts: her turn clock runs out and her bot stands in, so the
+    # game moves on while she and the spectator get a view of every change.
+    run_until(room, lambda: len(sink.changes) > 150, 1)
+    assert len(sink.changes) > 20
+    for change in sink.changes:
+        assert set(change.own) <= {0, None}
+        for own in change.own.values():
+            assert not set(own) & set(change.shared), "a key in both parts"
+        messages = dict(change_messages(change))
+        for audience, view in change.views.items():
+            channel = watch_channel("r1") if audience is None else seat_channel("r1", audience)
+            version, frames = envelope_frames(messages[channel])
+            assert version == change.version
+            *events, state = (orjson.loads(frame) for frame in frames)
+            assert [e["event"] for e in events] == change.events
+            assert state == {"type": "state", "room": "r1", "version": change.version,
+                             "view": orjson.loads(orjson.dumps(view))}
