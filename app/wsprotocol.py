@@ -89,12 +89,14 @@ class FramePath:
         self.send_wire: Callable[[bytes, int], bool] = protocol.send_corked
 
     def flush_all(self) -> None:
-        """Writes now what every connection of this loop has corked.
+        """Writes now what this connection, then every other one of this loop, has corked.
 
         For a caller that knows a burst is over (the gateway, once a
         message's command has been applied and fanned out): its frames go
-        out at once instead of after everything else ready on the loop.
+        out at once instead of after everything else ready on the loop, and
+        the connection that sent the message hears first.
         """
+        self._protocol.flush()
         self._protocol._flusher.flush()
 
     async def receive(self) -> ASGIReceiveEvent:

@@ -1,13 +1,17 @@
-"""app.wsprotocol: its framing (against the websockets library's), its lean queue and flag."""
+"""app.wsprotocol: its framing (against the websockets library's), its corked
+sending, its lean queue and flag."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
+from uvicorn.config import Config
+from uvicorn.server import ServerState
 from websockets.frames import Frame, Opcode
 
-from app.wsprotocol import _Flag, _Inbox, unwire, wire
+from app.wsprotocol import FramePath, KartuWebSocketProtocol, _Flag, _Inbox, unwire, wire
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 1_400, 65_535, 65_536, 70_000])
@@ -50,3 +54,68 @@ async def test_the_writable_flag_holds_senders_until_it_is_set() -> None:
     assert not any(s.done() for s in senders) and not flag.is_set()
     flag.set()
     await asyncio.wait_for(asyncio.gather(*senders), 1)
+
+
+class _Transport:
+    """What the protocol's sending uses of a transport, recording the writes."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.buffered = 0
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+
+async def _open_path() -> tuple[KartuWebSocketProtocol, FramePath, _Transport]:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        return None
+
+    protocol = KartuWebSocketProtocol(Config(app), ServerState(), {},
+                                      asyncio.get_running_loop())
+    transport = _Transport()
+    protocol.transport = transport  # type: ignore[assignment]
+    return protocol, FramePath(protocol), transport
+
+
+async def test_frames_of_a_loop_turn_go_out_together_on_the_next() -> None:
+    _, path, transport = await _open_path()
+    assert path.send_wire(b"a", 100) and path.send_wire(b"b", 100)
+    assert transport.writes == []
+    await asyncio.sleep(0)
+    assert transport.writes == [b"ab"]
+
+
+async def test_flush_all_writes_the_callers_connection_first_then_the_others() -> None:
+    _, mine, my_transport = await _open_path()
+    _, other, other_transport = await _open_path()
+    order: list[str] = []
+    my_transport.write = lambda data: order.append("mine")  # type: ignore[method-assign]
+    other_transport.write = lambda data: order.append("other")  # type: ignore[method-assign]
+    other.send_wire(b"a", 100)
+    mine.send_wire(b"b", 100)
+    mine.flush_all()
+    assert order == ["mine", "other"]
+    await asyncio.sleep(0)  # nothing is left for the loop turn's flush
+    assert order == ["mine", "other"]
+
+
+async def test_a_connection_past_its_backlog_or_going_away_is_sent_nothing() -> None:
+    protocol, path, transport = await _open_path()
+    assert path.send_wire(b"x" * 60, 100)
+    assert not path.send_wire(b"y", 50)  # 60 bytes corked already
+    path.flush_all()
+    transport.buffered = 200
+    assert not path.send_wire(b"z", 100)  # 200 bytes in the transport's buffer
+    assert transport.writes == [b"x" * 60]
+    protocol.close_sent = True
+    assert path.send_wire(b"late", 1000)  # no complaint, and nothing sent
+    await asyncio.sleep(0)
+    assert transport.writes == [b"x" * 60]
