@@ -23,12 +23,21 @@ Terms:
   kernel (corked plus the transport's buffer). Past ``limit`` the client
   counts as too slow, and the gateway drops it rather than buffering.
 
-Receiving is uvicorn's, except that reading pauses only when
-``READ_AHEAD`` messages wait unread instead of after every message (each
-pause and resume is a system call pair), and that the receive queue and the
-"writable" flag are :class:`_Inbox` and :class:`_Flag`: an idle connection
-is mostly what it keeps, and asyncio's Queue and Event hold four and one
-deques of about 600 bytes each from the start.
+Receiving is uvicorn's, except that:
+
+- once the handshake is done, incoming bytes are cut into whole frames here
+  (*splitting*). A final, unfragmented, masked text frame, which is what
+  clients send, goes to the app at once; any other frame (control frames,
+  fragments, anything wrong) is handed to the ``websockets`` protocol
+  whole, on its own, so that its parser is always at a frame boundary and
+  judges it exactly as before. Its generator-based parser costs several
+  times more per message than the few slices here.
+- reading pauses only when ``READ_AHEAD`` messages wait unread instead of
+  after every message (each pause and resume is a system call pair);
+- the receive queue and the "writable" flag are :class:`_Inbox` and
+  :class:`_Flag`: an idle connection is mostly what it keeps, and asyncio's
+  Queue and Event hold four and one deques of about 600 bytes each from the
+  start.
 """
 
 from __future__ import annotations
@@ -41,6 +50,8 @@ from typing import Any
 from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.http11 import Request
+from websockets.protocol import State
+from websockets.speedups import apply_mask
 
 EXTENSION = "kartu.frames"
 READ_AHEAD = 16  # messages queued for the app before reading pauses
@@ -204,6 +215,8 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
         self._corked: list[bytes] = []
         self._corked_bytes = 0
         self._flusher = _flusher(self.loop)
+        self._splitting = False  # set once the handshake is done (see the module's doc)
+        self._partial = b""  # the start of a frame not yet whole
 
     # --- the direct frame path ------------------------------------------------
 
@@ -248,6 +261,59 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
             # The handshake's request and response (with their headers) are
             # not needed again; an idle connection is mostly what it keeps.
             self.request = self.response = None  # type: ignore[assignment]
+            # Split frames here from now on, if websockets' parser is waiting
+            # for a first frame with nothing read ahead (a client sends
+            # frames only once it has the handshake's answer).
+            self._splitting = (self.conn.state is State.OPEN and not self.conn.extensions
+                               and not self.conn.reader.buffer)
+
+    # --- receiving: whole frames, the common ones without websockets' parser --
+
+    def data_received(self, data: bytes) -> None:
+        if not self._splitting:
+            super().data_received(data)
+            return
+        if self._partial:
+            data, self._partial = self._partial + data, b""
+        limit = self.conn.max_message_size
+        at, end = 0, len(data)
+        while end - at >= 2:
+            first, second = data[at], data[at + 1]
+            length, start = second & 0x7F, at + 2
+            if length == 126:
+                if end - at < 4:
+                    break
+                length, start = int.from_bytes(data[at + 2:at + 4], "big"), at + 4
+            elif length == 127:
+                if end - at < 10:
+                    break
+                length, start = int.from_bytes(data[at + 2:at + 10], "big"), at + 10
+            if limit is not None and length > limit:
+                # Too big to wait for: websockets refuses it from its header.
+                self._splitting = False
+                super().data_received(data[at:])
+                return
+            if second & 0x80:
+                start += 4  # the mask
+            stop = start + length
+            if stop > end:
+                break
+            if first == 0x81 and second & 0x80 and self.conn.current_size is None:
+                # FIN, text, masked, not inside a fragmented message.
+                self.curr_msg_data_type = "text"
+                self.frames = [apply_mask(data[start:stop], data[start - 4:start])]
+                self.send_receive_event_to_app()
+            else:
+                super().data_received(data[at:stop])
+            if self.close_sent or self.conn.state is not State.OPEN:
+                # Closing: whatever follows is websockets' to discard.
+                self._splitting = False
+                if stop < end:
+                    super().data_received(data[stop:])
+                return
+            at = stop
+        if at < end:
+            self._partial = data[at:]
 
     # --- receiving: pause reading only when the app falls behind --------------
 

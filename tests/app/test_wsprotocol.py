@@ -119,3 +119,134 @@ async def test_a_connection_past_its_backlog_or_going_away_is_sent_nothing() -> 
     assert path.send_wire(b"late", 1000)  # no complaint, and nothing sent
     await asyncio.sleep(0)
     assert transport.writes == [b"x" * 60]
+
+
+# --- receiving: frames split here, the rest left to websockets -------------------
+
+_UPGRADE = (b"GET /ws HTTP/1.1\r\nHost: test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+
+class _ReadingTransport(_Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = False
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closing = self.closed = True
+
+
+async def _accepted(**config: Any) -> tuple[KartuWebSocketProtocol, _ReadingTransport,
+                                            list[dict[str, Any]]]:
+    """A protocol past the handshake, and what its app has received since."""
+    received: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        while (message := await receive())["type"] != "websocket.disconnect":
+            received.append(message)
+        received.append(message)
+
+    protocol = KartuWebSocketProtocol(Config(app, proxy_headers=False, **config), ServerState(),
+                                      {}, asyncio.get_running_loop())
+    transport = _ReadingTransport()
+    protocol.transport = transport  # type: ignore[assignment]
+    protocol.server, protocol.client, protocol.scheme = ("127.0.0.1", 80), ("127.0.0.1", 9), "ws"
+    protocol.data_received(_UPGRADE)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert transport.writes[0].startswith(b"HTTP/1.1 101")
+    assert protocol._splitting  # frames are split here from now on
+    return protocol, transport, received
+
+
+def _client(opcode: Opcode, data: bytes, *, fin: bool = True, mask: bool = True) -> bytes:
+    return Frame(opcode, data, fin).serialize(mask=mask)
+
+
+async def _settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 130, 100_000])
+async def test_text_frames_arrive_whole_and_in_order_however_the_bytes_are_cut(
+        chunk: int) -> None:
+    protocol, _, received = await _accepted()
+    texts = ["a", "é" * 100, "x" * 70_000, '{"type":"ping"}']
+    data = b"".join(_client(Opcode.TEXT, t.encode()) for t in texts)
+    for at in range(0, len(data), chunk):
+        protocol.data_received(data[at:at + chunk])
+        await asyncio.sleep(0)
+    await _settle()
+    assert [m.get("text") for m in received] == texts
+
+
+async def test_pings_fragments_and_binary_frames_go_through_websockets_between_texts() -> None:
+    protocol, transport, received = await _accepted()
+    protocol.data_received(
+        _client(Opcode.TEXT, b"one")
+        + _client(Opcode.PING, b"hi")
+        + _client(Opcode.TEXT, b"fra", fin=False) + _client(Opcode.CONT, b"gment")
+        + _client(Opcode.BINARY, b"\x00\x01")
+        + _client(Opcode.TEXT, b"two"))
+    await _settle()
+    assert [m.get("text", m.get("bytes")) for m in received] == [
+        "one", "fragment", b"\x00\x01", "two"]
+    assert Frame(Opcode.PONG, b"hi").serialize(mask=False) in transport.writes
+    assert protocol._splitting
+
+
+async def test_a_frame_websockets_refuses_fails_the_connection_and_nothing_after_it_arrives(
+        ) -> None:
+    protocol, transport, received = await _accepted()
+    protocol.data_received(_client(Opcode.TEXT, b"ok") + _client(Opcode.TEXT, b"bad", mask=False)
+                           + _client(Opcode.TEXT, b"late"))
+    await _settle()
+    assert [m.get("text") for m in received] == ["ok", None]
+    assert received[-1] == {"type": "websocket.disconnect", "code": 1002,
+                            "reason": "incorrect masking"}
+    assert transport.closed
+
+
+async def test_a_text_inside_a_fragmented_message_is_refused_as_websockets_would() -> None:
+    protocol, transport, received = await _accepted()
+    protocol.data_received(_client(Opcode.TEXT, b"half", fin=False) + _client(Opcode.TEXT, b"x"))
+    await _settle()
+    assert received[-1]["type"] == "websocket.disconnect" and received[-1]["code"] == 1002
+    assert transport.closed
+
+
+async def test_a_frame_over_the_size_limit_is_refused_from_its_header() -> None:
+    protocol, transport, received = await _accepted(ws_max_size=100)
+    frame = _client(Opcode.TEXT, b"y" * 1000)
+    protocol.data_received(frame[:20])  # the header says 1000 bytes: no waiting for them
+    await _settle()
+    assert received[-1]["type"] == "websocket.disconnect" and received[-1]["code"] == 1009
+    assert transport.closed
+
+
+async def test_a_close_frame_ends_the_connection_and_what_follows_is_dropped() -> None:
+    protocol, transport, received = await _accepted()
+    protocol.data_received(_client(Opcode.TEXT, b"bye") + _client(Opcode.CLOSE, b"\x03\xe8")
+                           + _client(Opcode.TEXT, b"ghost"))
+    await _settle()
+    assert [m.get("text") for m in received] == ["bye", None]
+    assert received[-1]["type"] == "websocket.disconnect" and received[-1]["code"] == 1000
+    assert Frame(Opcode.CLOSE, b"\x03\xe8").serialize(mask=False) in transport.writes
+
+
+async def test_invalid_utf8_in_a_text_frame_closes_with_1007() -> None:
+    protocol, transport, received = await _accepted()
+    protocol.data_received(_client(Opcode.TEXT, b"\xff\xfe") + _client(Opcode.TEXT, b"late"))
+    await _settle()
+    assert [m.get("text") for m in received] == [None]
+    assert received[-1]["code"] == 1007
+    assert transport.closed
