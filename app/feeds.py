@@ -19,9 +19,9 @@ from app.broker import Broker, Subscription
 
 log = logging.getLogger("kartu.feeds")
 
-# (version, wire bytes of the frames); must not block. The same bytes object
-# goes to every connection attached.
-Sink = Callable[[int, bytes], None]
+# (version, wire bytes of the frames); must not block. The same buffer goes to
+# every connection attached (a memoryview of the message: read it, keep it).
+Sink = Callable[[int, memoryview], None]
 
 
 class Feed:
@@ -31,9 +31,11 @@ class Feed:
         self.ready = asyncio.Event()
 
     def deliver(self, message: bytes) -> None:
-        # open_envelope, written out: once per audience of every change.
-        head, _, data = message.partition(b"\n")
-        version = int(head)
+        # open_envelope, written out (once per audience of every change), and
+        # without copying the frames: every connection gets a view of them.
+        cut = message.index(b"\n")
+        version = int(message[:cut])
+        data = memoryview(message)[cut + 1:]
         for sink in tuple(self.sinks.values()):
             try:
                 sink(version, data)

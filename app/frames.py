@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from app.wsprotocol import unwire, wire
+from app.wsprotocol import unwire, wire, wire_header
 from engine.room import Change
 
 
@@ -39,18 +39,18 @@ def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
     return dumps({"type": "state", "room": room_id, "version": version, "view": view})
 
 
-def _state_of_parts(room_json: bytes, version: int, own: bytes, shared: bytes) -> bytes:
-    """:func:`state` of the view ``{**shared, **own}``, from the two parts' JSON.
+def _view_parts_json(own: bytes, shared: bytes) -> list[bytes]:
+    """The JSON of the view ``{**shared, **own}``, in pieces, from its two parts'.
 
     Their keys are disjoint (:meth:`engine.game.Game.view_parts`), so the
-    view's JSON is the two objects' members joined: the shared part is
-    serialised once for every audience.
+    view's members are the two objects' joined; ``shared`` comes without its
+    opening brace (it is serialised once for every audience).
     """
-    if len(shared) > 2:  # not "{}"
-        own = own[:-1] + b"," + shared[1:] if len(own) > 2 else shared
-    return b'{"type":"state","room":%s,"version":%d,"view":%s}' % (room_json, version, own)
-
-
+    if len(shared) <= 1:  # "}": nothing shared
+        return [own]
+    if len(own) <= 2:  # "{}"
+        return [b"{", shared]
+    return [own[:-1], b",", shared]
 def envelope(version: int, *frames: bytes) -> bytes:
     return b"%d\n%s" % (version, b"".join([wire(frame) for frame in frames]))
 
@@ -79,7 +79,8 @@ def change_messages(change: Change) -> list[tuple[str, bytes]]:
     """The (channel, envelope) pairs that carry one change to every audience: one each.
 
     The events are the same for every audience: serialised and framed once,
-    and so is the shared part of the views.
+    and so is the shared part of the views. Each envelope is put together
+    with one copy: a change goes to every audience as about a kilobyte each.
     """
     head = b"%d\n" % change.version
     events = b"".join([
@@ -87,12 +88,15 @@ def change_messages(change: Change) -> list[tuple[str, bytes]]:
                     "event": event}))
         for event in change.events
     ])
-    room_json = dumps(change.room_id)
-    shared = dumps(change.shared)
+    state_head = b'{"type":"state","room":%s,"version":%d,"view":' % (
+        dumps(change.room_id), change.version)
+    shared = dumps(change.shared)[1:]
     out: list[tuple[str, bytes]] = []
     for audience, own in change.own.items():
         channel = (watch_channel(change.room_id) if audience is None
                    else seat_channel(change.room_id, audience))
-        frame = _state_of_parts(room_json, change.version, dumps(own), shared)
-        out.append((channel, head + events + wire(frame)))
+        view = _view_parts_json(dumps(own), shared)
+        length = len(state_head) + sum(map(len, view)) + 1
+        out.append((channel, b"".join([head, events, wire_header(length), state_head, *view,
+                                       b"}"])))
     return out

@@ -114,7 +114,7 @@ class Connection:
         except asyncio.QueueFull:
             self._too_slow()
 
-    def send_wire(self, data: bytes) -> None:
+    def send_wire(self, data: bytes | memoryview) -> None:
         """Direct frame path only: frames already framed (:func:`app.wsprotocol.wire`)."""
         assert self.path is not None
         if not self._closing and not self.path.send_wire(data, self.settings.send_buffer_bytes):
@@ -277,11 +277,11 @@ class Connection:
         send_wire = self.path.send_wire if self.path is not None else None
         limit = self.settings.send_buffer_bytes
 
-        def deliver(version: int, data: bytes) -> None:
+        def deliver(version: int, data: memoryview) -> None:
             if version <= membership.floor:
                 return
             if send_wire is None:
-                for frame in unwire(data):
+                for frame in unwire(bytes(data)):
                     self.send(frame)
             elif not self._closing and not send_wire(data, limit):
                 self._too_slow()

@@ -57,14 +57,18 @@ EXTENSION = "kartu.frames"
 READ_AHEAD = 16  # messages queued for the app before reading pauses
 
 
+def wire_header(length: int) -> bytes:
+    """The head of an unmasked, final text frame of ``length`` payload bytes."""
+    if length < 126:
+        return b"\x81" + bytes((length,))
+    if length < 65536:
+        return b"\x81\x7e" + length.to_bytes(2, "big")
+    return b"\x81\x7f" + length.to_bytes(8, "big")
+
+
 def wire(payload: bytes) -> bytes:
     """``payload`` (UTF-8 JSON) as one unmasked, final text frame."""
-    n = len(payload)
-    if n < 126:
-        return b"\x81" + bytes((n,)) + payload
-    if n < 65536:
-        return b"\x81\x7e" + n.to_bytes(2, "big") + payload
-    return b"\x81\x7f" + n.to_bytes(8, "big") + payload
+    return wire_header(len(payload)) + payload
 
 
 def unwire(data: bytes) -> list[bytes]:
@@ -97,7 +101,7 @@ class FramePath:
         self._protocol = protocol
         # The protocol's own method: a frame fanned out to a room's
         # connections is handed to each with one call, not a chain of them.
-        self.send_wire: Callable[[bytes, int], bool] = protocol.send_corked
+        self.send_wire: Callable[[bytes | memoryview, int], bool] = protocol.send_corked
 
     def flush_all(self) -> None:
         """Writes now what this connection, then every other one of this loop, has corked.
@@ -212,7 +216,7 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
         super().__init__(*args, **kwargs)
         self.queue = _Inbox()  # type: ignore[assignment]
         self.writable = _Flag(True)  # type: ignore[assignment]
-        self._corked: list[bytes] = []
+        self._corked: list[bytes | memoryview] = []
         self._corked_bytes = 0
         self._flusher = _flusher(self.loop)
         self._splitting = False  # set once the handshake is done (see the module's doc)
@@ -228,7 +232,7 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
             # The app task was created but has not run yet: it sees this.
             scope["extensions"][EXTENSION] = FramePath(self)
 
-    def send_corked(self, data: bytes, limit: int) -> bool:
+    def send_corked(self, data: bytes | memoryview, limit: int) -> bool:
         transport = self.transport
         # Going away (a close sent, or the transport closing: the peer's close
         # was answered, or the connection was lost): nothing to send, nothing
@@ -246,8 +250,10 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
     def flush(self) -> None:
         if not self._corked:
             return
-        data = b"".join(self._corked)
-        self._corked.clear()
+        corked = self._corked
+        # Mostly one envelope's frames: written as they are, not copied.
+        data = corked[0] if len(corked) == 1 else b"".join(corked)
+        corked.clear()
         self._corked_bytes = 0
         if not self.transport.is_closing():
             self.transport.write(data)

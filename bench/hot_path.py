@@ -58,7 +58,7 @@ class _Path(FramePath):
     def __init__(self) -> None:
         self.sent = 0
 
-    def send_wire(self, data: bytes, limit: int) -> bool:
+    def send_wire(self, data: bytes | memoryview, limit: int) -> bool:
         self.sent += len(data)
         return True
 

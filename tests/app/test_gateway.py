@@ -70,10 +70,10 @@ async def test_frames_queued_before_a_close_are_sent_first() -> None:
 async def test_a_channel_is_subscribed_once_however_many_connections_watch_it() -> None:
     broker = MemoryBroker()
     feeds = Feeds(broker)
-    got: list[tuple[str, int, bytes]] = []
+    got: list[tuple[str, int, memoryview]] = []
 
-    def sink(name: str) -> Callable[[int, bytes], None]:
-        def deliver(version: int, data: bytes) -> None:
+    def sink(name: str) -> Callable[[int, memoryview], None]:
+        def deliver(version: int, data: memoryview) -> None:
             got.append((name, version, data))
         return deliver
 
