@@ -20,8 +20,9 @@ Terms:
   connection, so a frame sent to many sockets is framed once
   (:func:`wire`) and the bytes are shared.
 - *backlog*: bytes handed to this connection and not yet taken by the
-  kernel (corked plus the transport's buffer). Past ``limit`` the client
-  counts as too slow, and the gateway drops it rather than buffering.
+  kernel (corked plus the transport's buffer, as of the last write). Past
+  ``limit`` the client counts as too slow, and the gateway drops it rather
+  than buffering.
 
 Receiving is uvicorn's, except that:
 
@@ -218,6 +219,7 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
         self.writable = _Flag(True)  # type: ignore[assignment]
         self._corked: list[bytes | memoryview] = []
         self._corked_bytes = 0
+        self._buffered = 0  # the transport's write buffer after our last write
         self._flusher = _flusher(self.loop)
         self._splitting = False  # set once the handshake is done (see the module's doc)
         self._partial = b""  # the start of a frame not yet whole
@@ -233,14 +235,19 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
             scope["extensions"][EXTENSION] = FramePath(self)
 
     def send_corked(self, data: bytes | memoryview, limit: int) -> bool:
-        transport = self.transport
-        # Going away (a close sent, or the transport closing: the peer's close
-        # was answered, or the connection was lost): nothing to send, nothing
-        # to complain about. Frames only come after the handshake's accept.
-        if self.close_sent or transport.is_closing():
+        # Going away (a close sent): nothing to send, nothing to complain
+        # about. (A transport that is closing gets nothing at the flush.)
+        if self.close_sent:
             return True
-        if self._corked_bytes + transport.get_write_buffer_size() > limit:
-            return False
+        if self._corked_bytes + self._buffered > limit:
+            # The transport's buffer as last seen is an upper bound (only our
+            # flushes fill it): look again before calling the client slow.
+            transport = self.transport
+            if transport.is_closing():
+                return True
+            self._buffered = transport.get_write_buffer_size()
+            if self._corked_bytes + self._buffered > limit:
+                return False
         if not self._corked:
             self._flusher.add(self)
         self._corked.append(data)
@@ -255,8 +262,10 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
         data = corked[0] if len(corked) == 1 else b"".join(corked)
         corked.clear()
         self._corked_bytes = 0
-        if not self.transport.is_closing():
-            self.transport.write(data)
+        transport = self.transport
+        if not transport.is_closing():
+            transport.write(data)
+            self._buffered = transport.get_write_buffer_size()
 
     async def send(self, message: ASGISendEvent) -> None:
         # Whatever goes the ASGI way (a close, a frame of another app) goes

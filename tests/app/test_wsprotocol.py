@@ -111,14 +111,18 @@ async def test_a_connection_past_its_backlog_or_going_away_is_sent_nothing() -> 
     protocol, path, transport = await _open_path()
     assert path.send_wire(b"x" * 60, 100)
     assert not path.send_wire(b"y", 50)  # 60 bytes corked already
+    transport.buffered = 200  # the client reads no more: the write stays buffered
     path.flush_all()
-    transport.buffered = 200
     assert not path.send_wire(b"z", 100)  # 200 bytes in the transport's buffer
     assert transport.writes == [b"x" * 60]
+    transport.buffered = 0  # it caught up
+    assert path.send_wire(b"w", 100)
+    path.flush_all()
+    assert transport.writes == [b"x" * 60, b"w"]
     protocol.close_sent = True
     assert path.send_wire(b"late", 1000)  # no complaint, and nothing sent
     await asyncio.sleep(0)
-    assert transport.writes == [b"x" * 60]
+    assert transport.writes == [b"x" * 60, b"w"]
 
 
 # --- receiving: frames split here, the rest left to websockets -------------------
