@@ -27,7 +27,7 @@ Backends:
 - :class:`RedisBroker`: Redis pub/sub, for several server processes. Per
   process it holds one connection for publishing and one pub/sub connection
   for every subscription. ``publish`` only appends to a buffer; the buffer is
-  sent once per event-loop tick as one pipeline. Local handlers of a channel
+  written once per event-loop tick, in one write. Local handlers of a channel
   share one Redis subscription (``SUBSCRIBE`` on the first, ``UNSUBSCRIBE``
   after the last), and :meth:`RedisBroker.subscribe` returns once Redis has
   confirmed it, so anything published after it returns is delivered. If the
@@ -51,6 +51,7 @@ from typing import Any, Literal, Protocol
 
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
+from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
@@ -177,11 +178,15 @@ _PIPELINE_CHUNK = 1000
 class RedisBroker:
     """Redis pub/sub broker: one publishing connection and one pub/sub connection.
 
-    ``publish`` appends to a buffer and wakes a flusher task, which sends the
-    whole buffer as one non-transactional pipeline (in chunks of
-    1,000 commands), one pipeline at a time, so per-channel order holds. If
-    more than ``max_pending`` messages are waiting (Redis slow or down), new
-    ones are dropped and logged.
+    ``publish`` appends to a buffer and wakes a flusher task, which writes
+    the whole buffer as ``PUBLISH`` commands (in chunks of 1,000) on its own
+    connection, one chunk at a time, so per-channel order holds. That
+    connection has ``CLIENT REPLY OFF``: the subscriber counts Redis would
+    answer are never used, and reading and parsing one reply per message
+    cost about as much as the rest of publishing it. If more than
+    ``max_pending`` messages are waiting (Redis slow or down), new ones are
+    dropped and logged; a batch whose write fails is dropped and logged too,
+    and the next one opens a new connection.
 
     A reader task reads the pub/sub connection and calls the local handlers.
     Beside it, a watchdog sends a ``PING`` when the connection has been silent
@@ -231,6 +236,7 @@ class RedisBroker:
         self._flush_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._wakeup = asyncio.Event()
         self._flusher: asyncio.Task[None] | None = None
+        self._publishing: AbstractConnection | None = None  # replies off (see above)
 
         # Subscribing. Keys are channel names as bytes, as Redis sends them.
         self._channels: dict[bytes, _Channel] = {}
@@ -368,21 +374,34 @@ class RedisBroker:
             self._resolve_flush_waiters()
 
     async def _send_batch(self, batch: list[tuple[str, bytes]]) -> None:
-        assert self._publisher is not None
         for start in range(0, len(batch), _PIPELINE_CHUNK):
-            chunk = batch[start:start + _PIPELINE_CHUNK]
-            pipe = self._publisher.pipeline(transaction=False)
-            for channel, message in chunk:
-                pipe.publish(channel, message)
+            chunk = b"".join([_publish_command(channel, message)
+                              for channel, message in batch[start:start + _PIPELINE_CHUNK]])
             try:
                 async with asyncio.timeout(self.socket_timeout):
-                    await pipe.execute(raise_on_error=False)
+                    connection = await self._publishing_connection()
+                    await connection.send_packed_command(chunk, check_health=False)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
                 log.warning("broker publish failed, %d messages dropped: %s",
                             len(batch) - start, _describe(error))
+                if self._publishing is not None:
+                    await self._publishing.disconnect(nowait=True)
+                    self._publishing = None
                 return
+
+    async def _publishing_connection(self) -> AbstractConnection:
+        """The publishing connection, connected, with replies off."""
+        connection = self._publishing
+        if connection is None or not connection.is_connected:
+            assert self._publisher is not None
+            # Taken from the publisher's pool and never given back: nothing
+            # else may send on a connection that Redis does not answer.
+            connection = await self._publisher.connection_pool.get_connection()
+            await connection.send_packed_command(_CLIENT_REPLY_OFF, check_health=False)
+            self._publishing = connection
+        return connection
 
     # -- subscribing -------------------------------------------------------
 
@@ -608,6 +627,16 @@ class RedisBroker:
             state = self._channels.get(key)
             if state is not None:
                 state.confirmed.set()
+
+
+_CLIENT_REPLY_OFF = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$3\r\nOFF\r\n"
+
+
+def _publish_command(channel: str, message: bytes) -> bytes:
+    """``PUBLISH channel message`` in the Redis protocol (RESP)."""
+    name = channel.encode()
+    return b"*3\r\n$7\r\nPUBLISH\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
+        len(name), name, len(message), message)
 
 
 def _describe(error: BaseException) -> str:

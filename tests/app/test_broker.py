@@ -389,6 +389,35 @@ async def test_redis_reconnects_and_resubscribes(
         await broker.close()
 
 
+async def test_redis_publishing_survives_its_connection_being_killed(
+    prefix: str, redis_client: Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    name = "kartu-test-" + uuid.uuid4().hex[:12]
+    broker = await started_redis_broker(client_name=name)
+    channel = prefix + "room"
+    try:
+        inbox = Inbox()
+        await broker.subscribe(channel, inbox)
+        broker.publish(channel, b"before")
+        assert await inbox.wait_for(1) == [b"before"]
+        killed = 0
+        for entry in await redis_client.client_list():
+            if entry.get("name") == f"{name}:pub":
+                killed += await redis_client.execute_command("CLIENT", "KILL", "ID", entry["id"])
+        assert killed >= 1
+
+        async def delivered() -> bool:
+            broker.publish(channel, b"after")  # a batch written into the dead socket is lost
+            await asyncio.sleep(0.05)
+            return b"after" in inbox.messages
+
+        with caplog.at_level(logging.WARNING, logger="kartu.broker"):
+            await eventually(delivered)
+        assert any("publish failed" in r.getMessage() for r in caplog.records)
+    finally:
+        await broker.close()
+
+
 async def _client_id(client: Redis, name: str) -> str:
     for entry in await client.client_list():
         if entry.get("name") == name:
