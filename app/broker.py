@@ -49,6 +49,8 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from redis._parsers.hiredis import NOT_ENOUGH_DATA as _NOT_ENOUGH_DATA
+from redis._parsers.hiredis import _AsyncHiredisParser as _HiredisParser
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.asyncio.connection import AbstractConnection
@@ -568,15 +570,26 @@ class RedisBroker:
                     raise ConnectionError("pub/sub connection closed")
                 message = await pubsub.get_message(timeout=None)
                 self._received += 1
-                if message is None:
+                if message is not None:
+                    self._on_message(message)
+                # The same read mostly brought more messages, parsed already
+                # by hiredis: take them from its reader directly, without
+                # redis-py's several layers (and timeouts) per reply.
+                gets = _parsed_replies(pubsub)
+                if gets is None:
                     continue
-                kind = message["type"]
-                if kind == "message":
-                    state = self._channels.get(message["channel"])
-                    if state is not None:
-                        _deliver(state.handlers, message["data"])
-                elif kind == "subscribe" or kind == "unsubscribe":
-                    self._on_reply(kind, message["channel"])
+                while (reply := gets()) is not _NOT_ENOUGH_DATA:
+                    self._received += 1
+                    if isinstance(reply, Exception):
+                        raise reply  # as redis-py would: the connection is dropped
+                    if type(reply) is list and len(reply) == 3 and reply[0] == b"message":
+                        state = self._channels.get(reply[1])
+                        if state is not None:
+                            _deliver(state.handlers, reply[2])
+                        continue
+                    message = await pubsub.handle_message(reply)
+                    if message is not None:
+                        self._on_message(message)
         finally:
             watchdog.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -609,6 +622,16 @@ class RedisBroker:
                     log.debug("broker PING failed: %s", _describe(error))
                     return  # redis-py closed the connection; the reader sees it
 
+    def _on_message(self, message: dict[str, Any]) -> None:
+        """One pub/sub reply as redis-py's PubSub gives it."""
+        kind = message["type"]
+        if kind == "message":
+            state = self._channels.get(message["channel"])
+            if state is not None:
+                _deliver(state.handlers, message["data"])
+        elif kind == "subscribe" or kind == "unsubscribe":
+            self._on_reply(kind, message["channel"])
+
     def _on_reply(self, kind: str, key: bytes) -> None:
         expected = self._expected.get(key)
         if not expected:
@@ -637,6 +660,16 @@ def _publish_command(channel: str, message: bytes) -> bytes:
     name = channel.encode()
     return b"*3\r\n$7\r\nPUBLISH\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
         len(name), name, len(message), message)
+
+
+def _parsed_replies(pubsub: PubSub) -> Callable[[], Any] | None:
+    """``gets`` of the hiredis reader of the pub/sub connection: the next reply
+    already read and parsed, or ``_NOT_ENOUGH_DATA``. None without hiredis."""
+    parser = getattr(pubsub.connection, "_parser", None)
+    if not isinstance(parser, _HiredisParser) or not parser._connected:
+        return None
+    reader = getattr(parser, "_reader", None)
+    return None if reader is None else reader.gets
 
 
 def _describe(error: BaseException) -> str:

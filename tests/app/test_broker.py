@@ -16,7 +16,14 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
-from app.broker import Broker, MemoryBroker, RedisBroker, Subscription, make_broker
+from app.broker import (
+    Broker,
+    MemoryBroker,
+    RedisBroker,
+    Subscription,
+    _parsed_replies,
+    make_broker,
+)
 from tests.services import require_or_skip
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
@@ -323,6 +330,35 @@ async def test_redis_close_leaves_no_tasks(prefix: str) -> None:
     leftover = {t for t in asyncio.all_tasks() - before if not t.done()}
     assert leftover == set()
     broker.publish(prefix + "room", b"after close")  # dropped, not raised
+
+
+async def test_redis_bursts_arrive_whole_and_in_order_through_the_parsed_replies(
+        prefix: str) -> None:
+    # A burst comes in few socket reads: after the first message of a read,
+    # the broker takes the rest from hiredis' reader directly, interleaved
+    # with (un)subscribe confirmations that redis-py must still see.
+    subscriber = await started_redis_broker()
+    publisher = await started_redis_broker()
+    try:
+        assert _parsed_replies(subscriber._pubsub) is not None  # type: ignore[arg-type]
+        inbox, other = Inbox(), Inbox()
+        await subscriber.subscribe(prefix + "room", inbox)
+        payload = b"x" * 1200
+        for i in range(2000):
+            publisher.publish(prefix + "room", b"%d:" % i + payload)
+            if i == 1000:
+                subscription = await subscriber.subscribe(prefix + "other", other)
+                publisher.publish(prefix + "other", b"hello")
+        assert await inbox.wait_for(2000) == [b"%d:" % i + payload for i in range(2000)]
+        assert await other.wait_for(1) == [b"hello"]
+        await subscriber.unsubscribe(subscription)
+        publisher.publish(prefix + "other", b"gone")
+        publisher.publish(prefix + "room", b"last")
+        assert (await inbox.wait_for(2001))[-1] == b"last"
+        assert other.messages == [b"hello"]
+    finally:
+        await publisher.close()
+        await subscriber.close()
 
 
 async def test_redis_close_sends_pending_messages(prefix: str) -> None:
