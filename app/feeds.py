@@ -27,8 +27,20 @@ Sink = Callable[[int, memoryview], None]
 class Feed:
     def __init__(self) -> None:
         self.sinks: dict[int, Sink] = {}
+        # The sinks as delivery goes over them: a tuple made when they change,
+        # not for every message (and a sink may detach while it is called).
+        self.fan_out: tuple[Sink, ...] = ()
         self.subscription: Subscription | None = None
         self.ready = asyncio.Event()
+
+    def add(self, handle: int, sink: Sink) -> None:
+        self.sinks[handle] = sink
+        self.fan_out = tuple(self.sinks.values())
+
+    def remove(self, handle: int) -> Sink | None:
+        sink = self.sinks.pop(handle, None)
+        self.fan_out = tuple(self.sinks.values())
+        return sink
 
     def deliver(self, message: bytes) -> None:
         # open_envelope, written out (once per audience of every change), and
@@ -36,7 +48,7 @@ class Feed:
         cut = message.index(b"\n")
         version = int(message[:cut])
         data = memoryview(message)[cut + 1:]
-        for sink in tuple(self.sinks.values()):
+        for sink in self.fan_out:
             try:
                 sink(version, data)
             except Exception:
@@ -55,7 +67,7 @@ class Feeds:
         feed = self._feeds.get(channel)
         if feed is None:
             feed = self._feeds[channel] = Feed()
-            feed.sinks[handle] = sink
+            feed.add(handle, sink)
             try:
                 feed.subscription = await self.broker.subscribe(channel, feed.deliver)
             except BaseException:
@@ -64,16 +76,16 @@ class Feeds:
             finally:
                 feed.ready.set()
             return handle
-        feed.sinks[handle] = sink
+        feed.add(handle, sink)
         await feed.ready.wait()  # someone else is subscribing it right now
         if feed.subscription is None:  # ... and failed: try on our own
-            feed.sinks.pop(handle, None)
+            feed.remove(handle)
             return await self.attach(channel, sink)
         return handle
 
     async def detach(self, channel: str, handle: int) -> None:
         feed = self._feeds.get(channel)
-        if feed is None or feed.sinks.pop(handle, None) is None:
+        if feed is None or feed.remove(handle) is None:
             return
         if not feed.sinks and feed.subscription is not None:
             del self._feeds[channel]

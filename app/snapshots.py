@@ -212,20 +212,27 @@ def merge_saves(saves: list[RoomSave]) -> list[SaveRow]:
     JSON or None, log_base, new entries as JSON, active)``. Several saves of
     one room in a batch: its last snapshot is enough, and the log entries of
     all of them go in."""
+    if len(saves) == 1:  # the journal's every save: nothing to merge
+        return [_row(saves[0])]
     rows: dict[str, SaveRow] = {}
     for s in saves:
-        entries = s.log_entries
-        data = None if s.snapshot is None else orjson.dumps(s.snapshot)
-        version = -1 if s.snapshot is None else s.snapshot["version"]
-        if s.room_id in rows:
-            _, earlier_version, earlier_data, base, earlier, _ = rows[s.room_id]
+        row = _row(s)
+        earlier_row = rows.get(s.room_id)
+        if earlier_row is not None:
+            _, version, data, base, entries, active = row
+            _, earlier_version, earlier_data, base, earlier, _ = earlier_row
             entries = earlier[: s.log_base - base] + entries
             if data is None:
                 data, version = earlier_data, earlier_version
-        else:
-            base = s.log_base
-        rows[s.room_id] = (s.room_id, version, data, base, entries, s.active)
+            row = (s.room_id, version, data, base, entries, active)
+        rows[s.room_id] = row
     return list(rows.values())
+
+
+def _row(save: RoomSave) -> SaveRow:
+    data = None if save.snapshot is None else orjson.dumps(save.snapshot)
+    version = -1 if save.snapshot is None else save.snapshot["version"]
+    return (save.room_id, version, data, save.log_base, save.log_entries, save.active)
 
 
 def rooms_file(database_file: str) -> str:

@@ -202,6 +202,7 @@ class RoomCore:
     _last_bot: int = -1
     # Replies to the latest commands that carried an id (oldest first).
     recent: dict[str, Any] = field(default_factory=dict)
+    _public_options: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -238,8 +239,13 @@ class RoomCore:
 
     @property
     def public_options(self) -> dict[str, Any]:
-        """The options anyone may see (a scenario would give a deal away)."""
-        return {k: v for k, v in self.options.items() if k != "scenario"}
+        """The options anyone may see (a scenario would give a deal away).
+
+        Made once: a room's options never change, and every view shows them.
+        """
+        if self._public_options is None:
+            self._public_options = {k: v for k, v in self.options.items() if k != "scenario"}
+        return self._public_options
 
     def summary(self) -> dict[str, Any]:
         """The lobby's line for this room."""
