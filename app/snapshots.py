@@ -39,6 +39,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import orjson
 from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
 
 from app.store import Store
 
@@ -166,19 +167,32 @@ class RedisSnapshots:
         return await self._batcher.submit(save)
 
     async def _flush(self, saves: list[RoomSave]) -> list[bool]:
-        pipe = self.redis.pipeline(transaction=False)
-        for s in saves:
+        # EVALSHA straight into the pipeline: redis-py's Script on a pipeline
+        # asks SCRIPT EXISTS first, a round trip more for every batch. The
+        # script is loaded when Redis does not know it (a restart, a flush),
+        # and the batch sent again: a save applied twice changes nothing
+        # (the log is appended from its base, the rest is overwritten).
+        for attempt in (1, 2):
+            pipe = self.redis.pipeline(transaction=False)
             k = self.keys
-            await self._save_script(
-                keys=[k.lease(s.room_id), k.snapshot(s.room_id), k.log(s.room_id), k.active,
-                      k.lobby],
-                args=[self.process, b"" if s.snapshot is None else orjson.dumps(s.snapshot),
-                      s.room_id, "1" if s.active else "0",
-                      b"" if s.summary is None else orjson.dumps(s.summary), s.log_base,
-                      *s.log_entries],
-                client=pipe,
-            )
-        results = await pipe.execute()
+            for s in saves:
+                pipe.evalsha(
+                    self._save_script.sha, 5,
+                    k.lease(s.room_id), k.snapshot(s.room_id), k.log(s.room_id), k.active,
+                    k.lobby,
+                    self.process, b"" if s.snapshot is None else orjson.dumps(s.snapshot),
+                    s.room_id, "1" if s.active else "0",
+                    b"" if s.summary is None else orjson.dumps(s.summary), s.log_base,
+                    *s.log_entries,
+                )
+            results = await pipe.execute(raise_on_error=False)
+            if attempt == 1 and any(isinstance(r, NoScriptError) for r in results):
+                await self.redis.script_load(_SAVE)
+                continue
+            for result in results:
+                if isinstance(result, Exception):
+                    raise result
+            break
         return [bool(r) for r in results]
 
     async def load(self, room_id: str) -> tuple[dict[str, Any], list[bytes]] | None:
