@@ -242,7 +242,14 @@ class Connection:
         return f"{self.conn_id}:{self._commands}"
 
     async def _handle(self, msg: ClientMessage) -> None:
-        if isinstance(msg, PingMessage):
+        if isinstance(msg, ActMessage):  # first: nearly every message is one
+            membership = self.memberships.get(msg.room)
+            if membership is None or membership.seat is None:
+                raise RoomError("forbidden", "join the room as a player before acting")
+            await self.registry.call(msg.room, Act(self.player_id, membership.seat, msg.action,
+                                                   self._command_id()))
+            self.send(frames.ack(msg.ref))
+        elif isinstance(msg, PingMessage):
             self.send(frames.dumps({"type": "pong", "ref": msg.ref, "server_time": now_ms()}))
         elif isinstance(msg, JoinMessage):
             await self._join(msg)
@@ -254,13 +261,6 @@ class Connection:
             self.send(frames.ack(msg.ref, seat=seat))
         elif isinstance(msg, StartMessage):
             await self._call(msg.room, Start(self.player_id, self._command_id()))
-            self.send(frames.ack(msg.ref))
-        elif isinstance(msg, ActMessage):
-            membership = self.memberships.get(msg.room)
-            if membership is None or membership.seat is None:
-                raise RoomError("forbidden", "join the room as a player before acting")
-            await self._call(msg.room, Act(self.player_id, membership.seat, msg.action,
-                                           self._command_id()))
             self.send(frames.ack(msg.ref))
 
     async def _join(self, msg: JoinMessage) -> None:
