@@ -257,19 +257,21 @@ class RemmiDemmiState:
 
 
 def _clone(state: RemmiDemmiState) -> RemmiDemmiState:
-    return replace(
-        state,
-        hands=[list(h) for h in state.hands],
-        offers=list(state.offers),
-        trades=list(state.trades),
-        claims=list(state.claims),
-        point_men=list(state.point_men),
-        scores=list(state.scores),
-        penalties=list(state.penalties),
-        peeked=list(state.peeked),
-        results=list(state.results),
-        winners=None if state.winners is None else list(state.winners),
-    )
+    # The fields copied, then the containers: not dataclasses.replace, which
+    # goes through __init__ field by field on every action.
+    new = object.__new__(RemmiDemmiState)
+    new.__dict__.update(state.__dict__)
+    new.hands = [list(h) for h in state.hands]
+    new.offers = list(state.offers)
+    new.trades = list(state.trades)
+    new.claims = list(state.claims)
+    new.point_men = list(state.point_men)
+    new.scores = list(state.scores)
+    new.penalties = list(state.penalties)
+    new.peeked = list(state.peeked)
+    new.results = list(state.results)
+    new.winners = None if state.winners is None else list(state.winners)
+    return new
 
 
 # --- snapshots ----------------------------------------------------------------------------
@@ -556,25 +558,30 @@ class RemmiDemmi:
         return new, events
 
     def views(self, state: RemmiDemmiState, seats: list[int | None]) -> dict[int | None, View]:
-        return {seat: self.view(state, seat) for seat in seats}
+        shared, own = self.view_parts(state, seats)
+        return {seat: {**shared, **own[seat]} for seat in seats}
+
+    def view(self, state: RemmiDemmiState, seat: int | None) -> View:
+        return self.views(state, [seat])[seat]
 
     def view_parts(self, state: RemmiDemmiState, seats: list[int | None]
                    ) -> tuple[View, dict[int | None, View]]:
-        # Each trader's view is its own whole (offers, trades and claims are
-        # seen from the seat); nothing is shared.
-        return {}, self.views(state, seats)
+        """The table as everyone sees it (offers by size, claims, scores), and
+        each seat's own: its hand, its offer's cards, its claim and trades."""
+        for seat in seats:
+            if seat is not None and not 0 <= seat < state.players:
+                raise ValueError(f"no seat {seat} at this table")
+        return self._shared_view(state), {seat: self._own_view(state, seat) for seat in seats}
 
-    def view(self, state: RemmiDemmiState, seat: int | None) -> View:
-        if seat is not None and not 0 <= seat < state.players:
-            raise ValueError(f"no seat {seat} at this table")
+    def _shared_view(self, state: RemmiDemmiState) -> View:
         playing = state.phase == PLAYING
         offer_of = {o.seat: o for o in state.offers}
         claim_of = {c.seat: c for c in state.claims}
-        view: View = {
+        speed = state.speed or state.options["speed"]
+        return {
             "game": self.name,
             "phase": state.phase,
             "stage": state.stage if playing else None,
-            "you": seat,
             "dealer": state.dealer,
             "turn": None,
             "deal": state.deal,
@@ -592,50 +599,52 @@ class RemmiDemmi:
                 }
                 for s in range(state.players)
             ],
+            "melds": [],
+            "stock_count": 0,
+            "discard": [],
+            "deadline": state.deadline if playing else None,
+            "timer_started_at": state.timer_started_at if playing else None,
+            "auto_start_at": state.auto_start_at if playing and state.stage == DEALT else None,
+            "speed": speed,
+            "timer_ms": _timer_ms(state, speed),
+            "timer_s": state.options["timer_s"],
+            "return_window_s": state.options["return_window_s"],
+            "offers": [
+                {"id": o.id, "seat": o.seat, "size": len(o.cards), "to": o.to, "at": o.at}
+                for o in state.offers
+            ],
+            "point_men": list(state.point_men),
+            "claims": [{"seat": c.seat, "points": c.point_man} for c in state.claims],
+            "result": copy.deepcopy(state.result),
+            "results": copy.deepcopy(state.results),
+            "scores": list(state.scores),
+            "next_deal_at": state.next_deal_at,
+            "winners": None if state.winners is None else list(state.winners),
+            "frantic": state.options["frantic"],
+            "revealed": state.revealed,
         }
-        hidden = seat is not None and not state.revealed and not state.peeked[seat]
-        if seat is not None:
-            view["hand"] = [] if hidden else list(state.hands[seat])
-            view["hand_hidden"] = hidden
-        mine = offer_of.get(seat) if seat is not None else None
-        claim = claim_of.get(seat) if seat is not None else None
-        view.update(
-            {
-                "melds": [],
-                "stock_count": 0,
-                "discard": [],
-                "deadline": state.deadline if playing else None,
-                "timer_started_at": state.timer_started_at if playing else None,
-                "auto_start_at": state.auto_start_at if playing and state.stage == DEALT
-                else None,
-                "speed": state.speed or state.options["speed"],
-                "timer_ms": _timer_ms(state, state.speed or state.options["speed"]),
-                "timer_s": state.options["timer_s"],
-                "return_window_s": state.options["return_window_s"],
-                "offers": [
-                    {"id": o.id, "seat": o.seat, "size": len(o.cards), "to": o.to, "at": o.at}
-                    for o in state.offers
-                ],
-                "my_offer": None if mine is None else {
-                    "id": mine.id, "cards": list(mine.cards), "to": mine.to, "at": mine.at,
-                },
-                "point_men": list(state.point_men),
-                "claims": [{"seat": c.seat, "points": c.point_man} for c in state.claims],
-                "my_claim": None if claim is None else {
-                    "cards": list(claim.cards), "aside": list(claim.aside),
-                    "points": claim.point_man,
-                },
-                "trades": [] if seat is None else _recent_trades(state, seat),
-                "locked": [] if seat is None else sorted(locked_cards(state, seat)),
-                "result": copy.deepcopy(state.result),
-                "results": copy.deepcopy(state.results),
-                "scores": list(state.scores),
-                "next_deal_at": state.next_deal_at,
-                "winners": None if state.winners is None else list(state.winners),
-                "frantic": state.options["frantic"],
-                "revealed": state.revealed,
-            }
-        )
+
+    def _own_view(self, state: RemmiDemmiState, seat: int | None) -> View:
+        view: View = {"you": seat}
+        if seat is None:
+            view.update({"my_offer": None, "my_claim": None, "trades": [], "locked": []})
+            return view
+        hidden = not state.revealed and not state.peeked[seat]
+        mine = next((o for o in state.offers if o.seat == seat), None)
+        claim = next((c for c in state.claims if c.seat == seat), None)
+        view.update({
+            "hand": [] if hidden else list(state.hands[seat]),
+            "hand_hidden": hidden,
+            "my_offer": None if mine is None else {
+                "id": mine.id, "cards": list(mine.cards), "to": mine.to, "at": mine.at,
+            },
+            "my_claim": None if claim is None else {
+                "cards": list(claim.cards), "aside": list(claim.aside),
+                "points": claim.point_man,
+            },
+            "trades": _recent_trades(state, seat),
+            "locked": sorted(locked_cards(state, seat)),
+        })
         return view
 
     def to_act(self, state: RemmiDemmiState) -> list[int]:
