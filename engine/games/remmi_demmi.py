@@ -766,29 +766,7 @@ def _recent_trades(state: RemmiDemmiState, seat: int) -> list[dict[str, Any]]:
     return [_trade_view(t, seat) for t in reversed(mine)]
 
 
-# Trade views by (trade, seat). A trade is frozen (a change to it makes a new
-# one), so its view for a seat never changes, while every view of the room,
-# sent after every change, lists up to RECENT_TRADES of them: each is built
-# once and shared (views are read, never changed: engine.game.Game.views).
-# Keyed by id with the trade kept alive by its entry, so that an id is never
-# reused while its entry lives; the oldest entries go first past the bound.
-_TRADE_VIEWS: dict[tuple[int, int], tuple[Trade, dict[str, Any]]] = {}
-_TRADE_VIEWS_MAX = 65_536
-
-
 def _trade_view(trade: Trade, seat: int) -> dict[str, Any]:
-    key = (id(trade), seat)
-    known = _TRADE_VIEWS.get(key)
-    if known is not None and known[0] is trade:
-        return known[1]
-    view = _build_trade_view(trade, seat)
-    if len(_TRADE_VIEWS) >= _TRADE_VIEWS_MAX:
-        del _TRADE_VIEWS[next(iter(_TRADE_VIEWS))]
-    _TRADE_VIEWS[key] = (trade, view)
-    return view
-
-
-def _build_trade_view(trade: Trade, seat: int) -> dict[str, Any]:
     side = trade.side(seat)
     can_return = trade.status == RETURNABLE and trade.pending[side]
     return {
