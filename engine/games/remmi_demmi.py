@@ -571,7 +571,10 @@ class RemmiDemmi:
         for seat in seats:
             if seat is not None and not 0 <= seat < state.players:
                 raise ValueError(f"no seat {seat} at this table")
-        return self._shared_view(state), {seat: self._own_view(state, seat) for seat in seats}
+        shown = _trades_shown(state, seats)
+        return self._shared_view(state), {
+            seat: self._own_view(state, seat, [] if seat is None else shown[seat])
+            for seat in seats}
 
     def _shared_view(self, state: RemmiDemmiState) -> View:
         playing = state.phase == PLAYING
@@ -624,7 +627,7 @@ class RemmiDemmi:
             "revealed": state.revealed,
         }
 
-    def _own_view(self, state: RemmiDemmiState, seat: int | None) -> View:
+    def _own_view(self, state: RemmiDemmiState, seat: int | None, trades: list[Trade]) -> View:
         view: View = {"you": seat}
         if seat is None:
             view.update({"my_offer": None, "my_claim": None, "trades": [], "locked": []})
@@ -642,8 +645,10 @@ class RemmiDemmi:
                 "cards": list(claim.cards), "aside": list(claim.aside),
                 "points": claim.point_man,
             },
-            "trades": _recent_trades(state, seat),
-            "locked": sorted(locked_cards(state, seat)),
+            "trades": [_trade_view(t, seat) for t in trades],
+            # RD-12: what it received in trades still returnable (all of them shown).
+            "locked": sorted({card for t in trades if t.status == RETURNABLE
+                              for card in t.received(t.side(seat))}),
         })
         return view
 
@@ -758,12 +763,19 @@ def locked_cards(state: RemmiDemmiState, seat: int) -> set[str]:
 RECENT_TRADES = 20
 
 
-def _recent_trades(state: RemmiDemmiState, seat: int) -> list[dict[str, Any]]:
-    mine: list[Trade] = []
+def _trades_shown(state: RemmiDemmiState, seats: list[int | None]) -> dict[int, list[Trade]]:
+    """The trades each seat's view lists, oldest first: its RECENT_TRADES latest
+    and every one still returnable. One pass over the round's trades for all
+    the seats (every view is rebuilt after every change)."""
+    shown: dict[int, list[Trade]] = {seat: [] for seat in seats if seat is not None}
     for trade in reversed(state.trades):
-        if seat in trade.seats and (len(mine) < RECENT_TRADES or trade.status == RETURNABLE):
-            mine.append(trade)
-    return [_trade_view(t, seat) for t in reversed(mine)]
+        for seat in trade.seats:
+            mine = shown.get(seat)
+            if mine is not None and (len(mine) < RECENT_TRADES or trade.status == RETURNABLE):
+                mine.append(trade)
+    for mine in shown.values():
+        mine.reverse()
+    return shown
 
 
 def _trade_view(trade: Trade, seat: int) -> dict[str, Any]:

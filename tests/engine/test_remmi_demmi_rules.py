@@ -19,6 +19,8 @@ from engine.game import Event
 from engine.games import find_game
 from engine.games.remmi_demmi import (
     AUTO_START_MS,
+    RECENT_TRADES,
+    RETURNABLE,
     RemmiDemmi,
     RemmiDemmiState,
     deck_for,
@@ -27,7 +29,10 @@ from engine.games.remmi_demmi import (
     is_card,
     is_demmi,
     is_remmi,
+    locked_cards,
 )
+from engine.room import AddBot, Join, Start
+from tests.engine.room_harness import make_room
 
 GAME = RemmiDemmi()
 T0 = 1_000_000  # the deal's epoch ms
@@ -919,3 +924,35 @@ def test_legal_actions_are_all_accepted() -> None:
         {"kind": "reveal"}, {"kind": "start_timer", "speed": "snail"},
         {"kind": "start_timer", "speed": "lightning"}]
     assert GAME.legal_actions(dealt, 1) == [{"kind": "peek"}]
+
+
+def test_a_view_lists_the_seats_latest_trades_and_every_returnable_one() -> None:
+    # Decision (views): a trader's view lists its RECENT_TRADES latest trades
+    # and, beyond them, every trade still returnable; "locked" is what it
+    # received in those (RD-12). Checked after every change of a room where
+    # five bots trade for a long while, against the definition itself.
+    room, _ = make_room(GAME, 6, room_id="r", seed=5, bot_delay_ms=0, timer_s=600,
+                        return_window_s=60)
+    room.handle(Join("ana", "Ana", "player", conn="a1"), T0)
+    for _ in range(5):
+        room.handle(AddBot("ana"), T0)
+    room.handle(Start("ana"), T0)
+    now, most = T0, 0
+    for _ in range(4000):
+        if room.status != "playing" or room.next_wakeup() is None:
+            break
+        now = max(now, room.next_wakeup() or now)
+        room.tick(now)
+        state = room.state
+        views = GAME.views(state, [*range(6), None])
+        for seat in range(6):
+            expected: list[str] = []
+            for trade in reversed(state.trades):
+                if seat in trade.seats and (len(expected) < RECENT_TRADES
+                                            or trade.status == RETURNABLE):
+                    expected.append(trade.id)
+            assert [t["id"] for t in views[seat]["trades"]] == expected[::-1]
+            assert views[seat]["locked"] == sorted(locked_cards(state, seat))
+            most = max(most, sum(seat in t.seats for t in state.trades))
+        assert views[None]["trades"] == [] and views[None]["locked"] == []
+    assert most > RECENT_TRADES  # some seat traded more than a view lists
