@@ -77,7 +77,9 @@ class Game(Protocol):
                    ) -> tuple[View, dict[int | None, View]]:
         """The views of several seats as the part they all show and each seat's own,
         as after every change: seat ``s`` sees ``{**shared, **own[s]}``, and
-        no key is in both. What is shared is serialised once for every seat."""
+        no key is in both. What is shared is serialised once for every seat.
+        These views are for sending: a value may be JSON made already (an
+        ``orjson.Fragment``); to read a view, use :meth:`view` or :meth:`views`."""
         ...
 
     def to_act(self, state: Any) -> list[int]:

@@ -276,7 +276,8 @@ class RoomCore:
     def view_parts(self, seats: list[int | None], now: int
                    ) -> tuple[View, dict[int | None, View]]:
         """The views of ``seats`` as the part they all show and each one's own
-        (:meth:`engine.game.Game.view_parts`), with the room's facts merged in."""
+        (:meth:`engine.game.Game.view_parts`: for sending, some values may be
+        JSON already), with the room's facts merged in."""
         if self.state is None:
             shared, own = self._waiting_view_parts(seats)
         else:

@@ -60,6 +60,8 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any, ClassVar
 
+import orjson
+
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
 from engine.game import Action, Event, Outcome, View
 from engine.options import check_int
@@ -558,7 +560,7 @@ class RemmiDemmi:
         return new, events
 
     def views(self, state: RemmiDemmiState, seats: list[int | None]) -> dict[int | None, View]:
-        shared, own = self.view_parts(state, seats)
+        shared, own = self._view_parts(state, seats, sending=False)
         return {seat: {**shared, **own[seat]} for seat in seats}
 
     def view(self, state: RemmiDemmiState, seat: int | None) -> View:
@@ -567,13 +569,22 @@ class RemmiDemmi:
     def view_parts(self, state: RemmiDemmiState, seats: list[int | None]
                    ) -> tuple[View, dict[int | None, View]]:
         """The table as everyone sees it (offers by size, claims, scores), and
-        each seat's own: its hand, its offer's cards, its claim and trades."""
+        each seat's own: its hand, its offer's cards, its claim and trades.
+
+        For sending: each trade comes as its JSON (an ``orjson.Fragment``),
+        made once per trade and seat (:func:`_trade_json`); :meth:`views`
+        gives the same views as plain data.
+        """
+        return self._view_parts(state, seats, sending=True)
+
+    def _view_parts(self, state: RemmiDemmiState, seats: list[int | None], *, sending: bool
+                    ) -> tuple[View, dict[int | None, View]]:
         for seat in seats:
             if seat is not None and not 0 <= seat < state.players:
                 raise ValueError(f"no seat {seat} at this table")
         shown = _trades_shown(state, seats)
         return self._shared_view(state), {
-            seat: self._own_view(state, seat, [] if seat is None else shown[seat])
+            seat: self._own_view(state, seat, [] if seat is None else shown[seat], sending)
             for seat in seats}
 
     def _shared_view(self, state: RemmiDemmiState) -> View:
@@ -627,7 +638,8 @@ class RemmiDemmi:
             "revealed": state.revealed,
         }
 
-    def _own_view(self, state: RemmiDemmiState, seat: int | None, trades: list[Trade]) -> View:
+    def _own_view(self, state: RemmiDemmiState, seat: int | None, trades: list[Trade],
+                  sending: bool) -> View:
         view: View = {"you": seat}
         if seat is None:
             view.update({"my_offer": None, "my_claim": None, "trades": [], "locked": []})
@@ -645,7 +657,7 @@ class RemmiDemmi:
                 "cards": list(claim.cards), "aside": list(claim.aside),
                 "points": claim.point_man,
             },
-            "trades": [_trade_view(t, seat) for t in trades],
+            "trades": [(_trade_json if sending else _trade_view)(t, seat) for t in trades],
             # RD-12: what it received in trades still returnable (all of them shown).
             "locked": sorted({card for t in trades if t.status == RETURNABLE
                               for card in t.received(t.side(seat))}),
@@ -776,6 +788,28 @@ def _trades_shown(state: RemmiDemmiState, seats: list[int | None]) -> dict[int, 
     for mine in shown.values():
         mine.reverse()
     return shown
+
+
+# Each trade's JSON per seat, for views being sent. A trade is frozen (a
+# change to it makes a new one), so its view for a seat never changes, while
+# every view of the room, sent after every change, lists up to RECENT_TRADES
+# of them and more: each is serialised once. Keyed by id with the trade kept
+# alive by its entry, so that an id is never reused while its entry lives;
+# past the bound the oldest entries go first.
+_TRADE_JSON: dict[tuple[int, int], tuple[Trade, orjson.Fragment]] = {}
+_TRADE_JSON_MAX = 65_536
+
+
+def _trade_json(trade: Trade, seat: int) -> orjson.Fragment:
+    key = (id(trade), seat)
+    known = _TRADE_JSON.get(key)
+    if known is not None and known[0] is trade:
+        return known[1]
+    fragment = orjson.Fragment(orjson.dumps(_trade_view(trade, seat)))
+    if len(_TRADE_JSON) >= _TRADE_JSON_MAX:
+        del _TRADE_JSON[next(iter(_TRADE_JSON))]
+    _TRADE_JSON[key] = (trade, fragment)
+    return fragment
 
 
 def _trade_view(trade: Trade, seat: int) -> dict[str, Any]:
