@@ -56,7 +56,7 @@ Decisions beyond the written rules:
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -256,6 +256,12 @@ class RemmiDemmiState:
     results: list[dict[str, Any]]
     next_deal_at: int | None  # while deal_over
     winners: list[int] | None
+    # No trade before this index is returnable: the round's settled history,
+    # which reading the returnable trades (views, deadlines, after every
+    # change) skips. Trades only ever leave "returnable", so it only moves
+    # on within a round; the transitions move it (_settle). Not saved and not
+    # compared: 0 is always right.
+    settled: int = field(default=0, compare=False, repr=False)
 
 
 def _clone(state: RemmiDemmiState) -> RemmiDemmiState:
@@ -551,12 +557,13 @@ class RemmiDemmi:
             if new.phase != DEAL_OVER:
                 raise IllegalAction("the next round can only start once a round is over")
             _start_round(new, now, events)
-            return new, events
-        if new.phase == DEAL_OVER:
+        elif new.phase == DEAL_OVER:
             raise IllegalAction("the round is over; the next one starts soon")
-        if new.phase != PLAYING:
+        elif new.phase != PLAYING:
             raise IllegalAction("the game is over")
-        _HANDLERS[kind](new, seat, action, now, events)
+        else:
+            _HANDLERS[kind](new, seat, action, now, events)
+        _settle(new)
         return new, events
 
     def views(self, state: RemmiDemmiState, seats: list[int | None]) -> dict[int | None, View]:
@@ -681,7 +688,9 @@ class RemmiDemmi:
         if due is None or due[0] > now:
             return state, []
         new = _clone(state)
-        return new, _advance(new, now)
+        events = _advance(new, now)
+        _settle(new)
+        return new, events
 
     def legal_actions(self, state: RemmiDemmiState, seat: int) -> list[Action]:
         if not 0 <= seat < state.players:
@@ -780,14 +789,32 @@ def _trades_shown(state: RemmiDemmiState, seats: list[int | None]) -> dict[int, 
     and every one still returnable. One pass over the round's trades for all
     the seats (every view is rebuilt after every change)."""
     shown: dict[int, list[Trade]] = {seat: [] for seat in seats if seat is not None}
-    for trade in reversed(state.trades):
+    full = 0  # seats with RECENT_TRADES trades found
+    trades = state.trades
+    for index in range(len(trades) - 1, -1, -1):
+        if index < state.settled and full == len(shown):
+            break  # only settled trades are left, and every seat has its latest
+        trade = trades[index]
         for seat in trade.seats:
             mine = shown.get(seat)
-            if mine is not None and (len(mine) < RECENT_TRADES or trade.status == RETURNABLE):
+            if mine is None:
+                continue
+            if len(mine) < RECENT_TRADES:
+                mine.append(trade)
+                full += len(mine) == RECENT_TRADES
+            elif trade.status == RETURNABLE:
                 mine.append(trade)
     for mine in shown.values():
         mine.reverse()
     return shown
+
+
+def _settle(state: RemmiDemmiState) -> None:
+    """Moves ``state.settled`` past the trades no longer returnable, after a transition."""
+    trades, at = state.trades, state.settled
+    while at < len(trades) and trades[at].status != RETURNABLE:
+        at += 1
+    state.settled = at
 
 
 # Each trade's JSON per seat, for views being sent. A trade is frozen (a
@@ -846,9 +873,10 @@ def _next_due(state: RemmiDemmiState) -> tuple[int, str, str | None] | None:
         return None
     if state.stage == DEALT:
         return None if state.auto_start_at is None else (state.auto_start_at, "start", None)
+    trades = state.trades
     due: list[tuple[int, str, str | None]] = [
         (t.return_until, "window", t.id)
-        for t in state.trades
+        for t in (trades[i] for i in range(state.settled, len(trades)))
         if t.status == RETURNABLE and t.return_until is not None
     ]
     if state.deadline is not None:
@@ -909,6 +937,7 @@ def _start_round(
     state.speed = None
     state.offers = []
     state.trades = []
+    state.settled = 0
     state.claims = []
     state.point_men = point_men_for(state.players)
     state.penalties = []
