@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 
 from app.broker import Broker, Subscription
+from app.frames import open_envelope
 
 log = logging.getLogger("kartu.feeds")
 
@@ -43,11 +44,7 @@ class Feed:
         return sink
 
     def deliver(self, message: bytes) -> None:
-        # open_envelope, written out (once per audience of every change), and
-        # without copying the frames: every connection gets a view of them.
-        cut = message.index(b"\n")
-        version = int(message[:cut])
-        data = memoryview(message)[cut + 1:]
+        version, data = open_envelope(message)
         for sink in self.fan_out:
             try:
                 sink(version, data)

@@ -55,16 +55,17 @@ def envelope(version: int, *frames: bytes) -> bytes:
     return b"%d\n%s" % (version, b"".join([wire(frame) for frame in frames]))
 
 
-def open_envelope(message: bytes) -> tuple[int, bytes]:
-    """The version and the wire bytes of an envelope's frames."""
-    head, _, data = message.partition(b"\n")
-    return int(head), data
+def open_envelope(message: bytes) -> tuple[int, memoryview]:
+    """The version and the wire bytes of an envelope's frames (a view of them,
+    not a copy: a change's envelope goes to every connection of its audience)."""
+    cut = message.index(b"\n")
+    return int(message[:cut]), memoryview(message)[cut + 1:]
 
 
 def envelope_frames(message: bytes) -> tuple[int, list[bytes]]:
     """The version and the frames (JSON payloads) of an envelope."""
     version, data = open_envelope(message)
-    return version, unwire(data)
+    return version, unwire(bytes(data))
 
 
 def seat_channel(room_id: str, seat: int) -> str:

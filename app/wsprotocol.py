@@ -9,11 +9,12 @@ the gateway uses when present and does without otherwise.
 
 Terms:
 
-- *corking*: frames sent during one turn of the event loop are written to
-  the socket together, once, on the next turn. A room change sends a
-  connection its events and its state, and the actor its ack in the same
-  turn (the room applies an idle room's command in the gateway's own task):
-  one ``write`` instead of three. Nothing waits longer than one loop turn.
+- *corking*: frames sent to a connection are held and written together,
+  once: when the gateway is done with the message that caused them
+  (:meth:`FramePath.flush_all`), or at the latest on the next turn of the
+  event loop. A room change sends a connection its events and its state,
+  and the actor its ack in the same turn (the room applies an idle room's
+  command in the gateway's own task): one ``write`` instead of three.
 - *wire bytes*: a text message framed for sending (RFC 6455: FIN + text
   opcode, the payload length, the payload; a server never masks). Without
   an extension such as per-message compression they are the same for every

@@ -17,11 +17,22 @@ leaves everything as it was.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 Action = dict[str, Any]
 Event = dict[str, Any]
 View = dict[str, Any]
+
+S = TypeVar("S")
+
+
+def shallow_copy(state: S) -> S:
+    """A new state object with the same field values, for ``apply`` to copy
+    the containers it changes into. Not dataclasses.replace, which goes
+    through __init__ field by field: this runs on every action."""
+    new = object.__new__(type(state))
+    new.__dict__.update(state.__dict__)
+    return new
 
 
 @dataclass(frozen=True)

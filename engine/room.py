@@ -266,12 +266,8 @@ class RoomCore:
 
     def view_for(self, seat: int | None, now: int) -> View:
         """The game's view for ``seat`` with the room's own facts merged in."""
-        return self.views_for([seat], now)[seat]
-
-    def views_for(self, seats: list[int | None], now: int) -> dict[int | None, View]:
-        """:meth:`view_for` of several seats."""
-        shared, own = self.view_parts(seats, now)
-        return {seat: {**shared, **own[seat]} for seat in seats}
+        shared, own = self.view_parts([seat], now)
+        return {**shared, **own[seat]}
 
     def view_parts(self, seats: list[int | None], now: int
                    ) -> tuple[View, dict[int | None, View]]:

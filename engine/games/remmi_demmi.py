@@ -63,7 +63,7 @@ from typing import Any, ClassVar
 import orjson
 
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, View
+from engine.game import Action, Event, Outcome, View, shallow_copy
 from engine.options import check_int
 from engine.rng import Rng
 
@@ -265,10 +265,7 @@ class RemmiDemmiState:
 
 
 def _clone(state: RemmiDemmiState) -> RemmiDemmiState:
-    # The fields copied, then the containers: not dataclasses.replace, which
-    # goes through __init__ field by field on every action.
-    new = object.__new__(RemmiDemmiState)
-    new.__dict__.update(state.__dict__)
+    new = shallow_copy(state)
     new.hands = [list(h) for h in state.hands]
     new.offers = list(state.offers)
     new.trades = list(state.trades)

@@ -57,7 +57,7 @@ and the closing discard). Hooks a game may override:
 - :meth:`RummyGame.extend_public_view` (what everyone sees),
   :meth:`RummyGame.extend_own_view` (what one seat alone sees) and
   :meth:`RummyGame.outcome_details` add a game's own fields. A change's
-  views share one public part (:meth:`RummyGame.views`), built once.
+  views share one public part (:meth:`RummyGame.view_parts`), built once.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ from typing import Any, ClassVar
 
 from engine.cards import is_standard_card, rank_index, standard_deck
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, View
+from engine.game import Action, Event, Outcome, View, shallow_copy
 from engine.melds import BASIC, MeldRules, all_melds, arrange, extended, meld_kind
 from engine.options import check_int
 from engine.rng import Rng
@@ -855,11 +855,8 @@ class RummyGame:
 
     def _clone(self, state: RummyState) -> RummyState:
         # Melds are frozen and results are never changed once appended, so copying
-        # the containers is enough to keep the original untouched. (A copy of
-        # the fields, not dataclasses.replace: this runs on every action, and
-        # replace goes through __init__ field by field.)
-        new = object.__new__(RummyState)
-        new.__dict__.update(state.__dict__)
+        # the containers is enough to keep the original untouched.
+        new = shallow_copy(state)
         new.hands = [list(h) for h in state.hands]
         new.stock = list(state.stock)
         new.discard = list(state.discard)
