@@ -1,15 +1,18 @@
 """What one action costs inside the server, without sockets: the hot path alone.
 
-    python -m bench.hot_path [--rooms 50] [--actions 20000] [--profile FILE]
+    python -m bench.hot_path [--game basic_rummy|remmi_demmi] [--rooms 50]
+                             [--actions 20000] [--profile FILE]
 
 Runs the real gateway (:class:`app.gateway.Connection`), room registry, room
-actors, journal and in-process broker in this process, with rooms of Basic
-Rummy seating 4 players and 2 spectators like ``bench.load --shape turn``.
+actors, journal and in-process broker in this process, with rooms like
+``bench.load``'s: Basic Rummy seating 4 players and 2 spectators (the turn
+shape), or Remmi Demmi with 6 traders whose timer runs (the realtime shape).
 Each connection's direct frame path is a stand-in that keeps the bytes it is
 given, so what is measured is everything kartu does between a frame read and
 its frames handed to the sockets: parse, validate, apply, views, save,
-serialize, fan out. Players make ``bench.loadgen.quick_move``'s moves; picking
-them is left out of the timing.
+serialize, fan out. Players make ``bench.loadgen.quick_move``'s moves, and
+traders offer ``bench.loadgen.quick_offer``'s, one seat after the other;
+picking them is left out of the timing.
 
 It prints the microseconds per action (median of ``--rounds`` rounds) and,
 in the same run, the cost of the parts that need nothing of kartu (the
@@ -27,6 +30,7 @@ import argparse
 import asyncio
 import cProfile
 import pstats
+import random
 import statistics
 import sys
 import tempfile
@@ -44,10 +48,14 @@ from app.settings import Settings
 from app.snapshots import JournalSnapshots
 from app.store import PlayerRecord, Store
 from app.wsprotocol import EXTENSION, FramePath, wire
-from bench.loadgen import quick_move
+from bench.loadgen import TRADE_OPTIONS, quick_move, quick_offer
 from engine.games import find_game
 
-PLAYERS, SPECTATORS = 4, 2
+# Per game: players and spectators per room, and the room's options.
+TABLES: dict[str, tuple[int, int, dict[str, Any]]] = {
+    "basic_rummy": (4, 2, {"turn_clock_s": 0}),
+    "remmi_demmi": (6, 0, TRADE_OPTIONS),
+}
 
 
 class _Path(FramePath):
@@ -75,7 +83,7 @@ class _Socket:
 
 
 class Bench:
-    def __init__(self, directory: str, rooms: int) -> None:
+    def __init__(self, directory: str, game: str, rooms: int) -> None:
         self.settings = Settings(database_url=f"sqlite+aiosqlite:///{directory}/kartu.db",
                                  flood_rate=1e9, flood_refuse_level=1e9, flood_close_level=1e9)
         self.store = Store(self.settings.database_url)
@@ -83,10 +91,14 @@ class Bench:
         self.feeds = Feeds(self.broker)
         self.journal = JournalSnapshots(f"{directory}/kartu.rooms.journal")
         self.registry = RoomRegistry(self.settings, self.broker, self.store, self.journal)
+        self.game = game
+        self.players, self.spectators, self.options = TABLES[game]
         self.room_count = rooms
-        # Per room: its id and the four players' connections, in seat order.
+        # Per room: its id and the players' connections, in seat order.
         self.tables: list[tuple[str, list[Connection]]] = []
         self.refs = 0
+        self.actions = 0  # actions picked so far: the next trader is chosen by it
+        self.rng = random.Random(7)
 
     async def start(self) -> None:
         await self.store.start()
@@ -95,19 +107,26 @@ class Bench:
             self.tables.append(await self.table())
 
     async def table(self) -> tuple[str, list[Connection]]:
-        """A new room of Basic Rummy with its players and spectators in, started."""
-        game = find_game("basic_rummy")
+        """A new room with its players and spectators in, started (a Remmi
+        Demmi room with its timer running)."""
+        game = find_game(self.game)
         assert game is not None
-        players = [await self.store.create_player(f"P{i}") for i in range(PLAYERS)]
-        actor = await self.registry.create(game, PLAYERS, {"turn_clock_s": 0}, players[0].id)
+        players = [await self.store.create_player(f"P{i}") for i in range(self.players)]
+        actor = await self.registry.create(game, self.players, self.options, players[0].id)
         room_id = actor.core.room_id
         seats = [self.connection(p) for p in players]
         for conn in seats:
             await self.send(conn, {"type": "join", "room": room_id, "role": "player"})
-        for _ in range(SPECTATORS):
+        for _ in range(self.spectators):
             await self.send(self.connection(None),
                             {"type": "join", "room": room_id, "role": "spectator"})
         await self.send(seats[0], {"type": "start", "room": room_id})
+        if self.game == "remmi_demmi":
+            core = actor.core
+            dealer = core.view_for(0, 0)["dealer"]
+            await self.send(seats[dealer], {"type": "act", "room": room_id, "action": {
+                "kind": "start_timer", "speed": "snail"}})
+            assert core.view_for(0, 0)["stage"] == "trading"
         return room_id, seats
 
     def connection(self, player: PlayerRecord | None) -> Connection:
@@ -119,22 +138,40 @@ class Bench:
         await conn._dispatch(orjson.dumps({**message, "ref": self.refs}).decode())
 
     async def next_move(self, table: int) -> tuple[Connection, str]:
-        """The message the player to move sends now (not timed)."""
+        """The message the next player to act sends now (not timed)."""
+        self.actions += 1
         room_id, seats = self.tables[table]
-        core = self.registry.rooms[room_id].core
-        if core.status != "playing" or not core.game.to_act(core.state):
+        action = self.pick(room_id)
+        if action is None:
             # The deal or the match is over: a new room in its place (the
             # pause between deals is the actor's timer, not an action).
             for conn in seats:
                 await conn._leave_all()
             self.tables[table] = room_id, seats = await self.table()
-            core = self.registry.rooms[room_id].core
-        seat = core.game.to_act(core.state)[0]
+            action = self.pick(room_id)
+            assert action is not None
+        seat, move = action
         self.refs += 1
-        action = quick_move(core.view_for(seat, 0))
-        text = orjson.dumps({"type": "act", "room": room_id, "action": action,
+        text = orjson.dumps({"type": "act", "room": room_id, "action": move,
                              "ref": self.refs}).decode()
         return seats[seat], text
+
+    def pick(self, room_id: str) -> tuple[int, dict[str, Any]] | None:
+        """Who acts next in the room and how, or None if nobody can."""
+        core = self.registry.rooms[room_id].core
+        if core.status != "playing":
+            return None
+        if self.game == "remmi_demmi":
+            for step in range(self.players):
+                seat = (self.actions + step) % self.players
+                offer = quick_offer(core.view_for(seat, 0), self.rng)
+                if offer is not None:
+                    return seat, offer
+            return None
+        to_act = core.game.to_act(core.state)
+        if not to_act:
+            return None
+        return to_act[0], quick_move(core.view_for(to_act[0], 0))
 
     async def round(self, actions: int) -> float:
         """CPU seconds for ``actions`` actions, spread over the rooms in turn."""
@@ -166,13 +203,14 @@ def floor_per_action(view: dict[str, Any], audiences: int, rounds: int = 2000) -
 
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(TABLES), default="basic_rummy")
     parser.add_argument("--rooms", type=int, default=50)
     parser.add_argument("--actions", type=int, default=20_000, help="per round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", type=Path, help="cProfile statistics of one more round")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kartu-hot-") as directory:
-        bench = Bench(directory, args.rooms)
+        bench = Bench(directory, args.game, args.rooms)
         await bench.start()
         try:
             await bench.round(args.actions // 4)  # warm up
@@ -180,7 +218,8 @@ async def main(argv: list[str] | None = None) -> None:
                           for _ in range(args.rounds)]
             room_id, _ = bench.tables[0]
             view = bench.registry.rooms[room_id].core.view_for(0, 0)
-            floor = floor_per_action(view, PLAYERS + 1)
+            # Spectators share one view: one audience for them all.
+            floor = floor_per_action(view, bench.players + min(bench.spectators, 1))
             if args.profile is not None:
                 profiler = cProfile.Profile()
                 profiler.enable()

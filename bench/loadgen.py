@@ -609,23 +609,30 @@ class KartuDialect(Dialect):
 
     def offer(self, client: Client, rng: random.Random) -> dict[str, Any] | None:
         view = client.view()
-        if not view or view.get("stage") != "trading":
-            return None
-        mine = set((view.get("my_offer") or {}).get("cards") or ())
-        locked = set(view.get("locked") or ())
-        # Cards outside the open offer cannot be traded away under us, and
-        # offers of one colour or one figure make trades nobody may return.
-        free = [c for c in view.get("hand") or () if c not in mine and c not in locked]
-        if not free:
-            return None
-        size = rng.randint(1, 3)
-        groups: dict[str, list[str]] = {}
-        for card in free:
-            groups.setdefault("c" + card[0], []).append(card)
-            groups.setdefault("f" + card[1], []).append(card)
-        fitting = [g for g in groups.values() if len(g) >= size]
-        cards = rng.sample(rng.choice(fitting), size) if fitting else [rng.choice(free)]
-        return {"kind": "offer", "cards": cards, "to": None}
+        return None if view is None else quick_offer(view, rng)
+
+
+def quick_offer(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    """A Remmi Demmi trader's offer from its view, or None if it cannot offer now.
+
+    Cards outside the open offer cannot be traded away under the trader, and
+    offers of one colour or one figure make trades nobody may return.
+    """
+    if view.get("stage") != "trading":
+        return None
+    mine = set((view.get("my_offer") or {}).get("cards") or ())
+    locked = set(view.get("locked") or ())
+    free = [c for c in view.get("hand") or () if c not in mine and c not in locked]
+    if not free:
+        return None
+    size = rng.randint(1, 3)
+    groups: dict[str, list[str]] = {}
+    for card in free:
+        groups.setdefault("c" + card[0], []).append(card)
+        groups.setdefault("f" + card[1], []).append(card)
+    fitting = [g for g in groups.values() if len(g) >= size]
+    cards = rng.sample(rng.choice(fitting), size) if fitting else [rng.choice(free)]
+    return {"kind": "offer", "cards": cards, "to": None}
 
 
 class RawDialect(Dialect):

@@ -32,14 +32,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import orjson
 
 from engine.errors import GameError
-from engine.game import Action, Event, Game, Outcome, View
+from engine.game import Action, Event, Game, Outcome, OwnPart, View, plain
 
 log = logging.getLogger("kartu.room")
 
@@ -99,12 +99,12 @@ class Change:
     version: int
     events: list[Event]
     shared: View
-    own: dict[int | None, View]
+    own: Mapping[int | None, OwnPart]
 
     @property
     def views(self) -> dict[int | None, View]:
         """Each audience's whole view."""
-        return {audience: {**self.shared, **own} for audience, own in self.own.items()}
+        return {audience: {**self.shared, **plain(own)} for audience, own in self.own.items()}
 
 
 class RoomSink(Protocol):
@@ -267,19 +267,22 @@ class RoomCore:
     def view_for(self, seat: int | None, now: int) -> View:
         """The game's view for ``seat`` with the room's own facts merged in."""
         shared, own = self.view_parts([seat], now)
-        return {**shared, **own[seat]}
+        return {**shared, **plain(own[seat])}
 
     def view_parts(self, seats: list[int | None], now: int
-                   ) -> tuple[View, dict[int | None, View]]:
+                   ) -> tuple[View, Mapping[int | None, OwnPart]]:
         """The views of ``seats`` as the part they all show and each one's own
         (:meth:`engine.game.Game.view_parts`: for sending, some values may be
         JSON already), with the room's facts merged in."""
+        own: Mapping[int | None, OwnPart]
         if self.state is None:
             shared, own = self._waiting_view_parts(seats)
         else:
             shared, own = self.game.view_parts(self.state, seats)
         merged: set[int] = set()  # a seat list in several views is merged once
         for part in (shared, *own.values()):
+            if not isinstance(part, dict):
+                continue  # JSON already: the game's own part of a view, with no seat list
             seat_list = part.get("seats")
             if seat_list is None or id(seat_list) in merged:
                 continue

@@ -56,14 +56,16 @@ Decisions beyond the written rules:
 from __future__ import annotations
 
 import copy
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from itertools import combinations
+from operator import is_
 from typing import Any, ClassVar
 
 import orjson
 
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, View, shallow_copy
+from engine.game import Action, Event, Outcome, OwnPart, View, plain, shallow_copy
 from engine.options import check_int
 from engine.rng import Rng
 
@@ -226,7 +228,8 @@ class RemmiDemmiState:
     """Everything about a game of Remmi Demmi, as plain data.
 
     ``apply`` works on a copy (:func:`_clone`); the frozen offers, trades and
-    claims are replaced, never changed, so states can share them.
+    claims are replaced, never changed, so states can share them. So is each
+    seat's hand: a new list, never one changed in place.
     """
 
     options: dict[str, Any]  # the game's validated options (never mutated)
@@ -262,11 +265,21 @@ class RemmiDemmiState:
     # on within a round; the transitions move it (_settle). Not saved and not
     # compared: 0 is always right.
     settled: int = field(default=0, compare=False, repr=False)
+    # Where each seat's trades are in ``trades`` (indices, oldest first), so
+    # that a view finds its seat's latest trades without a scan of the
+    # round's. Derived from ``trades``: _swap and _start_round keep it, None
+    # means not built yet (after a restore; :func:`_seat_trades` builds it).
+    # Tuples, so that states share it. Not saved and not compared.
+    seat_trades: tuple[tuple[int, ...], ...] | None = field(
+        default=None, compare=False, repr=False)
+    # Each seat's own part of the view as last sent, and what it was made of
+    # (:func:`_own_json`): shared by a state and the states made from it.
+    own_sent: dict[int, _OwnJson] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _clone(state: RemmiDemmiState) -> RemmiDemmiState:
     new = shallow_copy(state)
-    new.hands = [list(h) for h in state.hands]
+    new.hands = list(state.hands)  # each replaced, never changed in place
     new.offers = list(state.offers)
     new.trades = list(state.trades)
     new.claims = list(state.claims)
@@ -565,31 +578,29 @@ class RemmiDemmi:
 
     def views(self, state: RemmiDemmiState, seats: list[int | None]) -> dict[int | None, View]:
         shared, own = self._view_parts(state, seats, sending=False)
-        return {seat: {**shared, **own[seat]} for seat in seats}
+        return {seat: {**shared, **plain(own[seat])} for seat in seats}
 
     def view(self, state: RemmiDemmiState, seat: int | None) -> View:
         return self.views(state, [seat])[seat]
 
     def view_parts(self, state: RemmiDemmiState, seats: list[int | None]
-                   ) -> tuple[View, dict[int | None, View]]:
+                   ) -> tuple[View, dict[int | None, OwnPart]]:
         """The table as everyone sees it (offers by size, claims, scores), and
         each seat's own: its hand, its offer's cards, its claim and trades.
 
-        For sending: each trade comes as its JSON (an ``orjson.Fragment``),
-        made once per trade and seat (:func:`_trade_json`); :meth:`views`
-        gives the same views as plain data.
+        For sending: each seat's own part comes as its JSON (an
+        ``orjson.Fragment``), made again only when what it shows changed
+        (:func:`_own_json`); :meth:`views` gives the same views as plain data.
         """
         return self._view_parts(state, seats, sending=True)
 
     def _view_parts(self, state: RemmiDemmiState, seats: list[int | None], *, sending: bool
-                    ) -> tuple[View, dict[int | None, View]]:
+                    ) -> tuple[View, dict[int | None, OwnPart]]:
         for seat in seats:
             if seat is not None and not 0 <= seat < state.players:
                 raise ValueError(f"no seat {seat} at this table")
-        shown = _trades_shown(state, seats)
         return self._shared_view(state), {
-            seat: self._own_view(state, seat, [] if seat is None else shown[seat], sending)
-            for seat in seats}
+            seat: self._own_view(state, seat, sending) for seat in seats}
 
     def _shared_view(self, state: RemmiDemmiState) -> View:
         playing = state.phase == PLAYING
@@ -642,30 +653,16 @@ class RemmiDemmi:
             "revealed": state.revealed,
         }
 
-    def _own_view(self, state: RemmiDemmiState, seat: int | None, trades: list[Trade],
-                  sending: bool) -> View:
-        view: View = {"you": seat}
+    def _own_view(self, state: RemmiDemmiState, seat: int | None, sending: bool
+                  ) -> OwnPart:
         if seat is None:
-            view.update({"my_offer": None, "my_claim": None, "trades": [], "locked": []})
-            return view
-        hidden = not state.revealed and not state.peeked[seat]
-        mine = next((o for o in state.offers if o.seat == seat), None)
-        claim = next((c for c in state.claims if c.seat == seat), None)
-        view.update({
-            "hand": [] if hidden else list(state.hands[seat]),
-            "hand_hidden": hidden,
-            "my_offer": None if mine is None else {
-                "id": mine.id, "cards": list(mine.cards), "to": mine.to, "at": mine.at,
-            },
-            "my_claim": None if claim is None else {
-                "cards": list(claim.cards), "aside": list(claim.aside),
-                "points": claim.point_man,
-            },
-            "trades": [(_trade_json if sending else _trade_view)(t, seat) for t in trades],
-            # RD-12: what it received in trades still returnable (all of them shown).
-            "locked": sorted({card for t in trades if t.status == RETURNABLE
-                              for card in t.received(t.side(seat))}),
-        })
+            return {"you": None, "my_offer": None, "my_claim": None, "trades": [], "locked": []}
+        if sending:
+            return _own_json(state, seat)
+        trades = _trades_shown(state, seat)
+        view = _own_view(state, seat, _offer_of(state, seat), _claim_of(state, seat))
+        view["trades"] = [_trade_view(t, seat) for t in trades]
+        view["locked"] = _locked_shown(trades, seat)
         return view
 
     def to_act(self, state: RemmiDemmiState) -> list[int]:
@@ -708,9 +705,8 @@ class RemmiDemmi:
         hand = state.hands[seat]
         locked = locked_cards(state, seat)
         mine = next((o for o in state.offers if o.seat == seat), None)
-        for trade in state.trades:
-            if trade.status == RETURNABLE and seat in trade.seats and \
-                    trade.pending[trade.side(seat)]:
+        for trade in _open_trades(state, seat):
+            if trade.pending[trade.side(seat)]:
                 actions.append({"kind": "return", "trade": trade.id})
                 actions.append({"kind": "keep", "trade": trade.id})
         if mine is None and not locked:
@@ -769,10 +765,29 @@ class RemmiDemmi:
 def locked_cards(state: RemmiDemmiState, seat: int) -> set[str]:
     """RD-12: cards ``seat`` received in trades whose return window is open."""
     locked: set[str] = set()
-    for trade in state.trades:
-        if trade.status == RETURNABLE and seat in trade.seats:
-            locked.update(trade.received(trade.side(seat)))
+    for trade in _open_trades(state, seat):
+        locked.update(trade.received(trade.side(seat)))
     return locked
+
+
+def _seat_trades(state: RemmiDemmiState) -> tuple[tuple[int, ...], ...]:
+    """``state.seat_trades``, built first if it is not yet."""
+    index = state.seat_trades
+    if index is None:
+        lists: list[list[int]] = [[] for _ in range(state.players)]
+        for at, trade in enumerate(state.trades):
+            for seat in trade.seats:
+                lists[seat].append(at)
+        index = state.seat_trades = tuple(tuple(mine) for mine in lists)
+    return index
+
+
+def _open_trades(state: RemmiDemmiState, seat: int) -> list[Trade]:
+    """``seat``'s trades still returnable (RD-12), oldest first."""
+    mine = _seat_trades(state)[seat]
+    trades = state.trades
+    return [trades[at] for at in mine[bisect_left(mine, state.settled):]
+            if trades[at].status == RETURNABLE]
 
 
 # A view lists the viewer's latest trades (and every one still returnable):
@@ -781,29 +796,98 @@ def locked_cards(state: RemmiDemmiState, seat: int) -> set[str]:
 RECENT_TRADES = 20
 
 
-def _trades_shown(state: RemmiDemmiState, seats: list[int | None]) -> dict[int, list[Trade]]:
-    """The trades each seat's view lists, oldest first: its RECENT_TRADES latest
-    and every one still returnable. One pass over the round's trades for all
-    the seats (every view is rebuilt after every change)."""
-    shown: dict[int, list[Trade]] = {seat: [] for seat in seats if seat is not None}
-    full = 0  # seats with RECENT_TRADES trades found
+def _trades_shown(state: RemmiDemmiState, seat: int) -> list[Trade]:
+    """The trades ``seat``'s view lists, oldest first: its RECENT_TRADES latest
+    and every one still returnable."""
+    mine = _seat_trades(state)[seat]
     trades = state.trades
-    for index in range(len(trades) - 1, -1, -1):
-        if index < state.settled and full == len(shown):
-            break  # only settled trades are left, and every seat has its latest
-        trade = trades[index]
-        for seat in trade.seats:
-            mine = shown.get(seat)
-            if mine is None:
-                continue
-            if len(mine) < RECENT_TRADES:
-                mine.append(trade)
-                full += len(mine) == RECENT_TRADES
-            elif trade.status == RETURNABLE:
-                mine.append(trade)
-    for mine in shown.values():
-        mine.reverse()
-    return shown
+    cut = len(mine) - RECENT_TRADES
+    if cut <= 0:
+        return [trades[at] for at in mine]
+    older = [trades[at] for at in mine[bisect_left(mine, state.settled):cut]
+             if trades[at].status == RETURNABLE]
+    return older + [trades[at] for at in mine[cut:]]
+
+
+def _offer_of(state: RemmiDemmiState, seat: int) -> Offer | None:
+    return next((o for o in state.offers if o.seat == seat), None)
+
+
+def _claim_of(state: RemmiDemmiState, seat: int) -> Claim | None:
+    return next((c for c in state.claims if c.seat == seat), None)
+
+
+def _hidden(state: RemmiDemmiState, seat: int) -> bool:
+    """RD-20: the hand is face down (frantic, before the reveal, unless peeked)."""
+    return not state.revealed and not state.peeked[seat]
+
+
+def _own_view(state: RemmiDemmiState, seat: int, mine: Offer | None, claim: Claim | None
+              ) -> View:
+    """``seat``'s own part of the view, but for its trades and locked cards."""
+    hidden = _hidden(state, seat)
+    return {
+        "you": seat,
+        "hand": [] if hidden else list(state.hands[seat]),
+        "hand_hidden": hidden,
+        "my_offer": None if mine is None else {
+            "id": mine.id, "cards": list(mine.cards), "to": mine.to, "at": mine.at,
+        },
+        "my_claim": None if claim is None else {
+            "cards": list(claim.cards), "aside": list(claim.aside), "points": claim.point_man,
+        },
+    }
+
+
+def _locked_shown(trades: list[Trade], seat: int) -> list[str]:
+    """RD-12: what ``seat`` received in the trades still returnable (all of them shown)."""
+    return sorted({card for t in trades if t.status == RETURNABLE
+                   for card in t.received(t.side(seat))})
+
+
+@dataclass(slots=True)
+class _OwnJson:
+    """A seat's own part of the view as JSON, and what it was made of."""
+
+    trades: list[Trade]
+    trades_json: list[bytes]  # each trade's, as the seat sees it
+    hand: list[str]
+    offer: Offer | None
+    claim: Claim | None
+    hidden: bool
+    own: orjson.Fragment
+
+
+def _own_json(state: RemmiDemmiState, seat: int) -> orjson.Fragment:
+    """``seat``'s own part of the view as JSON, for sending.
+
+    Every change is sent to every seat, but most (an offer, another pair's
+    trade) change one or two seats' own parts; the rest send what they sent
+    last, and a changed list of trades serialises only its new trades. What
+    a part shows is all frozen or replaced, never changed in place (trades,
+    offers, claims, hands), so "the same" is "the same objects".
+    """
+    trades = _trades_shown(state, seat)
+    hand = state.hands[seat]
+    mine, claim = _offer_of(state, seat), _claim_of(state, seat)
+    hidden = _hidden(state, seat)
+    last = state.own_sent.get(seat)
+    if last is not None and len(last.trades) == len(trades) and all(
+            map(is_, last.trades, trades)):
+        if last.hand is hand and last.offer is mine and last.claim is claim \
+                and last.hidden == hidden:
+            return last.own
+        trades_json = last.trades_json
+    else:
+        known = {} if last is None else {
+            id(t): data for t, data in zip(last.trades, last.trades_json, strict=True)}
+        trades_json = [known.get(id(t)) or orjson.dumps(_trade_view(t, seat)) for t in trades]
+    view = _own_view(state, seat, mine, claim)
+    view["trades"] = orjson.Fragment(b"[" + b",".join(trades_json) + b"]")
+    view["locked"] = _locked_shown(trades, seat)
+    own = orjson.Fragment(orjson.dumps(view))
+    state.own_sent[seat] = _OwnJson(trades, trades_json, hand, mine, claim, hidden, own)
+    return own
 
 
 def _settle(state: RemmiDemmiState) -> None:
@@ -812,28 +896,6 @@ def _settle(state: RemmiDemmiState) -> None:
     while at < len(trades) and trades[at].status != RETURNABLE:
         at += 1
     state.settled = at
-
-
-# Each trade's JSON per seat, for views being sent. A trade is frozen (a
-# change to it makes a new one), so its view for a seat never changes, while
-# every view of the room, sent after every change, lists up to RECENT_TRADES
-# of them and more: each is serialised once. Keyed by id with the trade kept
-# alive by its entry, so that an id is never reused while its entry lives;
-# past the bound the oldest entries go first.
-_TRADE_JSON: dict[tuple[int, int], tuple[Trade, orjson.Fragment]] = {}
-_TRADE_JSON_MAX = 65_536
-
-
-def _trade_json(trade: Trade, seat: int) -> orjson.Fragment:
-    key = (id(trade), seat)
-    known = _TRADE_JSON.get(key)
-    if known is not None and known[0] is trade:
-        return known[1]
-    fragment = orjson.Fragment(orjson.dumps(_trade_view(trade, seat)))
-    if len(_TRADE_JSON) >= _TRADE_JSON_MAX:
-        del _TRADE_JSON[next(iter(_TRADE_JSON))]
-    _TRADE_JSON[key] = (trade, fragment)
-    return fragment
 
 
 def _trade_view(trade: Trade, seat: int) -> dict[str, Any]:
@@ -935,6 +997,7 @@ def _start_round(
     state.offers = []
     state.trades = []
     state.settled = 0
+    state.seat_trades = ((),) * state.players
     state.claims = []
     state.point_men = point_men_for(state.players)
     state.penalties = []
@@ -1109,6 +1172,11 @@ def _swap(state: RemmiDemmiState, a: Offer, b: Offer, now: int, events: list[Eve
         status=RETURNABLE if returnable else DONE,
     )
     state.trades.append(trade)
+    index = state.seat_trades
+    if index is not None:
+        at = len(state.trades) - 1
+        state.seat_trades = tuple(
+            (*mine, at) if seat in trade.seats else mine for seat, mine in enumerate(index))
     events.append({
         "kind": "traded", "a": a.seat, "b": b.seat, "size": len(a.cards), "trade": trade.id,
         "returnable": returnable, "return_until": trade.return_until,

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
+import random
+from collections import Counter
 from typing import Any
 
 import pytest
 
 from engine.errors import BadOptions, GameError, IllegalAction, NotYourTurn
-from engine.game import Event
+from engine.game import Event, plain
 from engine.games import find_game
 from engine.games.remmi_demmi import (
     AUTO_START_MS,
@@ -952,7 +954,51 @@ def test_a_view_lists_the_seats_latest_trades_and_every_returnable_one() -> None
                                             or trade.status == RETURNABLE):
                     expected.append(trade.id)
             assert [t["id"] for t in views[seat]["trades"]] == expected[::-1]
-            assert views[seat]["locked"] == sorted(locked_cards(state, seat))
+            received = {card for t in state.trades if t.status == RETURNABLE and seat in t.seats
+                        for card in t.received(t.side(seat))}
+            assert views[seat]["locked"] == sorted(received)
+            assert locked_cards(state, seat) == received
             most = max(most, sum(seat in t.seats for t in state.trades))
         assert views[None]["trades"] == [] and views[None]["locked"] == []
     assert most > RECENT_TRADES  # some seat traded more than a view lists
+
+
+def test_views_for_sending_are_the_views_after_every_change() -> None:
+    # Each seat's own part goes out as JSON made again only when what it
+    # shows changed (a memo shared along the states of a game): after every
+    # change of a long round of random legal actions (bad offers, returns
+    # and return windows that run out included), every seat's sent view is
+    # its view, and so is one made from the state restored from a snapshot
+    # (which rebuilds where each seat's trades are).
+    rng = random.Random(3)
+    state = new_game(6, None, timer_s=600, return_window_s=5)
+    state, _ = act(state, state.dealer, {"kind": "start_timer", "speed": "snail"})
+    seats: list[int | None] = [*range(6), None]
+    now, kinds = T0, Counter[str]()
+    for step in range(1500):
+        now += rng.choice([0, 0, 50, 400, 3000])
+        if (GAME.next_deadline(state) or now + 1) <= now:
+            state, _ = GAME.on_timeout(state, now)
+        else:
+            seat = rng.randrange(6)
+            actions = [a for a in GAME.legal_actions(state, seat) if a["kind"] != "claim"]
+            if not actions:
+                continue
+            answers = [a for a in actions if a["kind"] in ("return", "keep")]
+            bad = [a for a in actions if a["kind"] == "offer" and not is_demmi(a["cards"])]
+            roll = rng.random()
+            action = rng.choice(answers if answers and roll < 0.5 else
+                                bad if bad and roll < 0.8 else actions)
+            state, _ = GAME.apply(state, seat, action, now)
+            kinds[action["kind"]] += 1
+        if state.phase != "playing":
+            break
+        views = GAME.views(state, seats)
+        for candidate in ([state, GAME.restore(json.loads(json.dumps(GAME.snapshot(state))))]
+                          if step % 100 == 0 else [state]):
+            shared, own = GAME.view_parts(candidate, seats)
+            for seat in seats:
+                assert {**shared, **plain(own[seat])} == views[seat]
+    assert kinds["offer"] > 500 and kinds["return"] > 10 and kinds["keep"] > 10
+    assert sum(t.status == "kept" for t in state.trades) > kinds["keep"]  # windows ran out
+    assert max(sum(s in t.seats for t in state.trades) for s in range(6)) > RECENT_TRADES
