@@ -39,7 +39,7 @@ def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
     return dumps({"type": "state", "room": room_id, "version": version, "view": view})
 
 
-def _view_parts_json(own: bytes, shared: bytes) -> list[bytes]:
+def _view_parts_json(own: bytes, shared: bytes) -> list[bytes | memoryview]:
     """The JSON of the view ``{**shared, **own}``, in pieces, from its two parts'.
 
     Their keys are disjoint (:meth:`engine.game.Game.view_parts`), so the
@@ -50,7 +50,7 @@ def _view_parts_json(own: bytes, shared: bytes) -> list[bytes]:
         return [own]
     if len(own) <= 2:  # "{}"
         return [b"{", shared]
-    return [own[:-1], b",", shared]
+    return [memoryview(own)[:-1], b",", shared]
 def envelope(version: int, *frames: bytes) -> bytes:
     return b"%d\n%s" % (version, b"".join([wire(frame) for frame in frames]))
 
@@ -96,7 +96,7 @@ def change_messages(change: Change) -> list[tuple[str, bytes]]:
     for audience, own in change.own.items():
         channel = (watch_channel(change.room_id) if audience is None
                    else seat_channel(change.room_id, audience))
-        view = _view_parts_json(dumps(own), shared)
+        view = _view_parts_json(own if isinstance(own, bytes) else dumps(own), shared)
         length = len(state_head) + sum(map(len, view)) + 1
         out.append((channel, b"".join([head, events, wire_header(length), state_head, *view,
                                        b"}"])))

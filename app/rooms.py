@@ -56,8 +56,10 @@ class RoomRegistry:
     CALL_PATIENCE_S = 12.0  # how long a command may wait for a room that is moving
     # Between full snapshots a room saves only its new log entries (see _commit).
     # A room resumed from a snapshot replays the entries after it: at most
-    # 200, a few milliseconds; a full snapshot is the costlier save.
-    SNAPSHOT_EVERY_MS = 5000
+    # 200, a few milliseconds; a full snapshot is the costlier save, and it
+    # grows with the game (a long Remmi Demmi round's trades: 100 KB), so
+    # the entries bound it, not the clock. The minute is only a backstop.
+    SNAPSHOT_EVERY_MS = 60_000
     SNAPSHOT_EVERY_ENTRIES = 200
 
     def __init__(self, settings: Settings, broker: Broker, store: Store,

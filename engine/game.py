@@ -27,14 +27,14 @@ Event = dict[str, Any]
 View = dict[str, Any]
 # A seat's own part of a view being sent (:meth:`Game.view_parts`): a View,
 # or the JSON of one made already.
-OwnPart = View | orjson.Fragment
+OwnPart = View | bytes
 
 S = TypeVar("S")
 
 
 def plain(part: OwnPart) -> View:
     """An own part as plain data, whether it came as a View or as its JSON."""
-    return part if isinstance(part, dict) else orjson.loads(orjson.dumps(part))
+    return part if isinstance(part, dict) else orjson.loads(part)
 
 
 def shallow_copy(state: S) -> S:
@@ -100,9 +100,9 @@ class Game(Protocol):
         """The views of several seats as the part they all show and each seat's own,
         as after every change: seat ``s`` sees ``{**shared, **own[s]}``, and
         no key is in both. What is shared is serialised once for every seat.
-        These views are for sending: an own part, or a value, may be JSON
-        made already (an ``orjson.Fragment``); to read a view, use :meth:`view`
-        or :meth:`views`."""
+        These views are for sending: an own part may be JSON made already
+        (bytes of the object), and a value an ``orjson.Fragment``; to read a
+        view, use :meth:`view` or :meth:`views`."""
         ...
 
     def to_act(self, state: Any) -> list[int]:

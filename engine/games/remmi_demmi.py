@@ -272,8 +272,11 @@ class RemmiDemmiState:
     # Tuples, so that states share it. Not saved and not compared.
     seat_trades: tuple[tuple[int, ...], ...] | None = field(
         default=None, compare=False, repr=False)
-    # Each seat's own part of the view as last sent, and what it was made of
-    # (:func:`_own_json`): shared by a state and the states made from it.
+    # Per seat, a mark that is new whenever its own part of the view may have
+    # changed (:func:`_mark_changes`); None: not known (a new or restored
+    # state). Each seat's own part as last sent, with the mark it was made
+    # at (:func:`_own_json`), is shared by a state and the states made from it.
+    own_marks: list[object] | None = field(default=None, compare=False, repr=False)
     own_sent: dict[int, _OwnJson] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -574,6 +577,7 @@ class RemmiDemmi:
         else:
             _HANDLERS[kind](new, seat, action, now, events)
         _settle(new)
+        _mark_changes(state, new)
         return new, events
 
     def views(self, state: RemmiDemmiState, seats: list[int | None]) -> dict[int | None, View]:
@@ -588,8 +592,8 @@ class RemmiDemmi:
         """The table as everyone sees it (offers by size, claims, scores), and
         each seat's own: its hand, its offer's cards, its claim and trades.
 
-        For sending: each seat's own part comes as its JSON (an
-        ``orjson.Fragment``), made again only when what it shows changed
+        For sending: each seat's own part comes as its JSON (bytes), made
+        again only when what it shows changed
         (:func:`_own_json`); :meth:`views` gives the same views as plain data.
         """
         return self._view_parts(state, seats, sending=True)
@@ -599,10 +603,10 @@ class RemmiDemmi:
         for seat in seats:
             if seat is not None and not 0 <= seat < state.players:
                 raise ValueError(f"no seat {seat} at this table")
-        return self._shared_view(state), {
+        return self._shared_view(state, sending), {
             seat: self._own_view(state, seat, sending) for seat in seats}
 
-    def _shared_view(self, state: RemmiDemmiState) -> View:
+    def _shared_view(self, state: RemmiDemmiState, sending: bool) -> View:
         playing = state.phase == PLAYING
         offer_of = {o.seat: o for o in state.offers}
         claim_of = {c.seat: c for c in state.claims}
@@ -644,8 +648,9 @@ class RemmiDemmi:
             ],
             "point_men": list(state.point_men),
             "claims": [{"seat": c.seat, "points": c.point_man} for c in state.claims],
-            "result": copy.deepcopy(state.result),
-            "results": copy.deepcopy(state.results),
+            # Made once and never changed: copied only for views to read.
+            "result": state.result if sending else copy.deepcopy(state.result),
+            "results": state.results if sending else copy.deepcopy(state.results),
             "scores": list(state.scores),
             "next_deal_at": state.next_deal_at,
             "winners": None if state.winners is None else list(state.winners),
@@ -684,6 +689,7 @@ class RemmiDemmi:
         new = _clone(state)
         events = _advance(new, now)
         _settle(new)
+        _mark_changes(state, new)
         return new, events
 
     def legal_actions(self, state: RemmiDemmiState, seat: int) -> list[Action]:
@@ -845,48 +851,74 @@ def _locked_shown(trades: list[Trade], seat: int) -> list[str]:
                    for card in t.received(t.side(seat))})
 
 
+def _mark_changes(old: RemmiDemmiState, new: RemmiDemmiState) -> None:
+    """Gives ``new`` a new mark for each seat whose own part of the view may
+    differ from its part in ``old``: what :func:`_own_view` and
+    :func:`_trades_shown` read of the seat (its hand, offer, claim, trades,
+    whether its hand is hidden). All of it is replaced, never changed in
+    place, so "the same" is "the same objects"; only trades from
+    ``old.settled`` on can have been replaced.
+    """
+    marks = old.own_marks
+    if marks is None or new.deal != old.deal or new.revealed != old.revealed \
+            or len(new.trades) < len(old.trades):
+        new.own_marks = [object() for _ in range(new.players)]
+        return
+    changed = {seat for seat in range(new.players)
+               if new.hands[seat] is not old.hands[seat] or new.peeked[seat] != old.peeked[seat]}
+    old_index, new_index = _seat_trades(old), _seat_trades(new)
+    changed.update(seat for seat in range(new.players) if new_index[seat] is not old_index[seat])
+    old_offers = {o.seat: o for o in old.offers}
+    new_offers = {o.seat: o for o in new.offers}
+    changed.update(seat for seat in old_offers.keys() | new_offers.keys()
+                   if old_offers.get(seat) is not new_offers.get(seat))
+    changed.update(c.seat for c in new.claims[len(old.claims):])  # claims are only added
+    old_trades, new_trades = old.trades, new.trades
+    for at in range(old.settled, len(old_trades)):
+        if new_trades[at] is not old_trades[at]:
+            changed.update(new_trades[at].seats)
+    if changed:
+        marks = list(marks)
+        for seat in changed:
+            marks[seat] = object()
+    new.own_marks = marks
+
+
 @dataclass(slots=True)
 class _OwnJson:
     """A seat's own part of the view as JSON, and what it was made of."""
 
+    mark: object  # the seat's own mark when it was made
     trades: list[Trade]
     trades_json: list[bytes]  # each trade's, as the seat sees it
-    hand: list[str]
-    offer: Offer | None
-    claim: Claim | None
-    hidden: bool
-    own: orjson.Fragment
+    own: bytes
 
 
-def _own_json(state: RemmiDemmiState, seat: int) -> orjson.Fragment:
+def _own_json(state: RemmiDemmiState, seat: int) -> bytes:
     """``seat``'s own part of the view as JSON, for sending.
 
     Every change is sent to every seat, but most (an offer, another pair's
-    trade) change one or two seats' own parts; the rest send what they sent
-    last, and a changed list of trades serialises only its new trades. What
-    a part shows is all frozen or replaced, never changed in place (trades,
-    offers, claims, hands), so "the same" is "the same objects".
+    trade) change one or two seats' own parts: the rest send what they sent
+    last, as their marks say (:func:`_mark_changes`), and a changed list of
+    trades serialises only its new trades.
     """
-    trades = _trades_shown(state, seat)
-    hand = state.hands[seat]
-    mine, claim = _offer_of(state, seat), _claim_of(state, seat)
-    hidden = _hidden(state, seat)
     last = state.own_sent.get(seat)
+    mark = None if state.own_marks is None else state.own_marks[seat]
+    if last is not None and mark is not None and last.mark is mark:
+        return last.own
+    trades = _trades_shown(state, seat)
     if last is not None and len(last.trades) == len(trades) and all(
             map(is_, last.trades, trades)):
-        if last.hand is hand and last.offer is mine and last.claim is claim \
-                and last.hidden == hidden:
-            return last.own
         trades_json = last.trades_json
     else:
         known = {} if last is None else {
             id(t): data for t, data in zip(last.trades, last.trades_json, strict=True)}
         trades_json = [known.get(id(t)) or orjson.dumps(_trade_view(t, seat)) for t in trades]
-    view = _own_view(state, seat, mine, claim)
+    view = _own_view(state, seat, _offer_of(state, seat), _claim_of(state, seat))
     view["trades"] = orjson.Fragment(b"[" + b",".join(trades_json) + b"]")
     view["locked"] = _locked_shown(trades, seat)
-    own = orjson.Fragment(orjson.dumps(view))
-    state.own_sent[seat] = _OwnJson(trades, trades_json, hand, mine, claim, hidden, own)
+    own = orjson.dumps(view)
+    state.own_sent[seat] = _OwnJson(mark, trades, trades_json, own)
     return own
 
 
