@@ -21,6 +21,7 @@ import asyncio
 import logging
 import secrets
 import time
+import zlib
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -59,8 +60,12 @@ class RoomRegistry:
     # 200, a few milliseconds; a full snapshot is the costlier save, and it
     # grows with the game (a long Remmi Demmi round's trades: 100 KB), so
     # the entries bound it, not the clock. The minute is only a backstop.
+    # Each room's bound is its own, from 150 to 249 entries: rooms started
+    # together and played at one pace would otherwise all snapshot in the
+    # same few milliseconds, a stall for every room of the process.
     SNAPSHOT_EVERY_MS = 60_000
     SNAPSHOT_EVERY_ENTRIES = 200
+    SNAPSHOT_SPREAD = 100
 
     def __init__(self, settings: Settings, broker: Broker, store: Store,
                  snapshots: SnapshotStore, cluster: Cluster | None = None) -> None:
@@ -287,7 +292,7 @@ class RoomRegistry:
         # change completely (RoomCore.catch_up).
         full = (last is None or last[0] != core.room_changes or not active
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
-                or len(core.action_log) - last[2] >= self.SNAPSHOT_EVERY_ENTRIES)
+                or len(core.action_log) - last[2] >= self._snapshot_entries(room_id))
         kept = await self.snapshots.save(RoomSave(
             room_id=room_id, snapshot=core.to_snapshot() if full else None, log_base=base,
             log_entries=core.action_log[base:], summary=core.summary() if full else None,
@@ -304,6 +309,13 @@ class RoomRegistry:
             for channel, message in change_messages(change):
                 self.broker.publish(channel, message)
         return True
+
+    @classmethod
+    def _snapshot_entries(cls, room_id: str) -> int:
+        """How many log entries ``room_id`` saves between full snapshots."""
+        spread = cls.SNAPSHOT_SPREAD
+        return (cls.SNAPSHOT_EVERY_ENTRIES - spread // 2
+                + zlib.crc32(room_id.encode()) % spread)
 
     def finished(self, room: RoomCore, outcome: Outcome) -> None:
         self._statuses[room.room_id] = room.status

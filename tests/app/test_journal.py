@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from app.rooms import RoomRegistry
 from app.snapshots import JournalSnapshots, RoomSave, rooms_file
 
 
@@ -83,3 +84,13 @@ async def test_compaction_keeps_the_live_rooms_and_drops_the_rest(tmp_path: Path
 def test_the_journal_lives_beside_the_database() -> None:
     assert rooms_file("./data/kartu.db") == "data/kartu.rooms.journal"
     assert rooms_file("/var/lib/kartu/main.sqlite3") == "/var/lib/kartu/main.rooms.journal"
+
+
+def test_rooms_take_full_snapshots_each_at_its_own_pace() -> None:
+    # Rooms started together and played at one pace must not all write their
+    # full snapshot in the same instant: each has its own bound on the log
+    # entries saved between two, around RoomRegistry.SNAPSHOT_EVERY_ENTRIES.
+    bounds = [RoomRegistry._snapshot_entries(f"r{n:04d}") for n in range(400)]
+    assert min(bounds) >= 150 and max(bounds) <= 249
+    assert len(set(bounds)) > 80
+    assert RoomRegistry._snapshot_entries("r0001") == RoomRegistry._snapshot_entries("r0001")
