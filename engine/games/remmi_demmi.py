@@ -284,7 +284,8 @@ def _clone(state: RemmiDemmiState) -> RemmiDemmiState:
     new = shallow_copy(state)
     new.hands = list(state.hands)  # each replaced, never changed in place
     new.offers = list(state.offers)
-    new.trades = list(state.trades)
+    # Not the trades: most actions leave them alone, and a round's run to
+    # hundreds. The transitions that change them copy them (_set_trade, _swap).
     new.claims = list(state.claims)
     new.point_men = list(state.point_men)
     new.scores = list(state.scores)
@@ -993,9 +994,8 @@ def _advance(state: RemmiDemmiState, now: int) -> list[Event]:
             _run_timer(state, at, state.options["speed"], None, events)
         elif what == "window":
             index = next(i for i, t in enumerate(state.trades) if t.id == trade_id)
-            state.trades[index] = replace(
-                state.trades[index], status=KEPT, pending=(False, False)
-            )
+            _set_trade(state, index, replace(
+                state.trades[index], status=KEPT, pending=(False, False)))
             events.append({"kind": "kept", "trade": trade_id, "by": None, "expired": True})
         else:
             _end_round(state, at, "timer", events)
@@ -1058,6 +1058,12 @@ def _run_timer(
     events.append({
         "kind": "timer_started", "speed": speed, "deadline": state.deadline, "by": by,
     })
+
+
+def _set_trade(state: RemmiDemmiState, index: int, trade: Trade) -> None:
+    """Replaces a trade, in a new list: the state this one was made from keeps its own."""
+    trades = state.trades = list(state.trades)
+    trades[index] = trade
 
 
 def _require_dealer(state: RemmiDemmiState, seat: int, what: str) -> None:
@@ -1203,7 +1209,7 @@ def _swap(state: RemmiDemmiState, a: Offer, b: Offer, now: int, events: list[Eve
         return_until=now + int(state.options["return_window_s"]) * 1000 if returnable else None,
         status=RETURNABLE if returnable else DONE,
     )
-    state.trades.append(trade)
+    state.trades = [*state.trades, trade]  # a new list: the old state keeps its own
     index = state.seat_trades
     if index is not None:
         at = len(state.trades) - 1
@@ -1254,9 +1260,8 @@ def _return(
         received = trade.received(side)
         hand = [c for c in state.hands[owner] if c not in received]
         state.hands[owner] = hand + list(trade.gave[side])
-    state.trades[index] = replace(
-        trade, status=RETURNED, pending=(False, False), returned_by=seat
-    )
+    _set_trade(state, index, replace(
+        trade, status=RETURNED, pending=(False, False), returned_by=seat))
     events.append({"kind": "returned", "trade": trade.id, "by": seat})
 
 
@@ -1267,9 +1272,8 @@ def _keep(
     trade = state.trades[index]
     pending = list(trade.pending)
     pending[trade.side(seat)] = False
-    state.trades[index] = replace(
-        trade, pending=(pending[0], pending[1]), status=KEPT if not any(pending) else RETURNABLE
-    )
+    _set_trade(state, index, replace(
+        trade, pending=(pending[0], pending[1]), status=KEPT if not any(pending) else RETURNABLE))
     events.append({"kind": "kept", "trade": trade.id, "by": seat})
 
 
