@@ -45,6 +45,7 @@ Receiving is uvicorn's, except that:
 from __future__ import annotations
 
 import asyncio
+import random
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -224,6 +225,18 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
         self._flusher = _flusher(self.loop)
         self._splitting = False  # set once the handshake is done (see the module's doc)
         self._partial = b""  # the start of a frame not yet whole
+
+    # --- keep-alive -----------------------------------------------------------
+
+    def start_keepalive(self) -> None:
+        """The first keep-alive ping at a random point of the second half of
+        the interval, not the interval after the connection opened: sockets
+        opened together (a server's restart, a reconnect storm, a benchmark)
+        would otherwise be pinged together every interval, each ping and pong
+        costing a write and a parse, a stall for every room."""
+        if self.ping_interval is not None and self.ping_interval > 0:
+            self.ping_timer = self.loop.call_later(
+                self.ping_interval * random.uniform(0.5, 1.0), self.send_keepalive_ping)
 
     # --- the direct frame path ------------------------------------------------
 

@@ -254,3 +254,33 @@ async def test_invalid_utf8_in_a_text_frame_closes_with_1007() -> None:
     assert [m.get("text") for m in received] == [None]
     assert received[-1]["code"] == 1007
     assert transport.closed
+
+
+async def test_first_keepalive_pings_of_sockets_opened_together_are_spread() -> None:
+    # uvicorn pings a socket ws_ping_interval after it opened, then after each
+    # pong: sockets opened together stay pinged together. Here the first
+    # ping comes at a random point of the interval's second half.
+    loop = asyncio.get_running_loop()
+    delays = []
+    for _ in range(40):
+        protocol, _, _ = await _accepted(ws_ping_interval=20.0)
+        assert protocol.ping_timer is not None
+        delays.append(protocol.ping_timer.when() - loop.time())
+        protocol.stop_keepalive()
+    assert all(9.5 <= d <= 20.0 for d in delays)
+    assert max(delays) - min(delays) > 4  # not all at one moment
+    protocol, _, _ = await _accepted(ws_ping_interval=None)
+    assert protocol.ping_timer is None
+
+
+async def test_a_keepalive_ping_goes_out_and_its_pong_is_taken() -> None:
+    protocol, transport, received = await _accepted(ws_ping_interval=0.2, ws_ping_timeout=5)
+    await asyncio.sleep(0.21)  # the first ping is due within 0.1-0.2 s
+    ping = transport.writes[-1]
+    assert ping[0] == 0x89 and ping[1] == 4  # an unmasked PING frame of 4 bytes
+    assert protocol.pending_ping_payload == ping[2:]
+    protocol.data_received(_client(Opcode.PONG, ping[2:]))
+    await _settle()
+    assert protocol.pending_ping_payload is None and protocol.ping_timer is not None
+    assert not transport.closed and received == []
+    protocol.stop_keepalive()
