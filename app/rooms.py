@@ -57,7 +57,7 @@ class RoomRegistry:
     CALL_PATIENCE_S = 12.0  # how long a command may wait for a room that is moving
     # Between full snapshots a room saves only its new log entries (see _commit).
     # A room resumed from a snapshot replays the entries after it: at most
-    # 200, a few milliseconds; a full snapshot is the costlier save, and it
+    # 250, a few milliseconds; a full snapshot is the costlier save, and it
     # grows with the game (a long Remmi Demmi round's trades: 100 KB), so
     # the entries bound it, not the clock. The minute is only a backstop.
     # Each room's bound is its own, from 150 to 249 entries: rooms started
