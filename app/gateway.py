@@ -174,7 +174,7 @@ class Connection:
                 if len(text) > self.settings.max_frame_bytes:
                     self.close_soon(CLOSE_TOO_BIG, "message too big")
                     break
-                if not self._admit():
+                if not self._admit(text):
                     continue
                 await self._dispatch(text)
                 if self.path is not None:
@@ -196,7 +196,7 @@ class Connection:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await writer
 
-    def _admit(self) -> bool:
+    def _admit(self, text: str) -> bool:
         """Flood control: False if this message is refused (or the socket closed)."""
         now = time.monotonic()
         self._flood_level = max(
@@ -207,7 +207,9 @@ class Connection:
             self.close_soon(CLOSE_POLICY, "flooding: too many messages")
             return False
         if self._flood_level > self.settings.flood_refuse_level:
-            self.send(frames.error("rate_limited", "slow down: too many messages"))
+            # With the ref of the message refused, so that a client waiting
+            # for its answer gets one and may send it again later.
+            self.send(frames.error("rate_limited", "slow down: too many messages", _ref_of(text)))
             return False
         return True
 
@@ -217,9 +219,7 @@ class Connection:
         except orjson.JSONDecodeError:
             self.send(frames.error("bad_message", "not valid JSON"))
             return
-        ref = raw.get("ref") if isinstance(raw, dict) else None
-        if not isinstance(ref, int | str) or isinstance(ref, bool):
-            ref = None
+        ref = _ref_in(raw)
         try:
             msg: ClientMessage = client_message.validate_python(raw)
         except ValidationError as err:
@@ -332,3 +332,16 @@ async def serve_socket(websocket: WebSocket, player: PlayerRecord | None, token_
         with contextlib.suppress(Exception):
             await websocket.close()
 
+
+def _ref_in(raw: Any) -> int | str | None:
+    """A parsed message's ``ref``, if it has a usable one, to answer with."""
+    ref = raw.get("ref") if isinstance(raw, dict) else None
+    return ref if isinstance(ref, int | str) and not isinstance(ref, bool) else None
+
+
+def _ref_of(text: str) -> int | str | None:
+    """The ``ref`` of a message refused unread (flood control)."""
+    try:
+        return _ref_in(orjson.loads(text))
+    except orjson.JSONDecodeError:
+        return None

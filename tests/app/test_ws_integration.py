@@ -203,7 +203,10 @@ async def test_flooding_is_refused_then_closed(any_ws_server: LiveServer) -> Non
             break
     with pytest.raises(ConnectionError):
         await client.wait_for(lambda f: False, timeout=5)
-    assert any(f.get("code") == "rate_limited" for f in client.frames)
+    limited = [f for f in client.frames if f.get("code") == "rate_limited"]
+    # Each refusal answers the message it refused, so a client can tell which.
+    assert limited and all(isinstance(f.get("ref"), int) for f in limited)
+    assert len({f["ref"] for f in limited}) == len(limited)
     assert client.ws.close_code == 1008
 
 
