@@ -139,10 +139,16 @@ def test_a_whole_match_with_a_hunt_lay_offs_and_the_pot_split(
     assert page.get_by_test_id("pot").inner_text() == f"{2 * STAKE} chips"
     payouts = [int(page.get_by_test_id(f"payout-{s}").inner_text()) for s in (0, 1)]
     assert sum(payouts) == 2 * STAKE
-    winner = 0 if totals[0] < totals[1] else 1
-    assert payouts[winner] >= 75 * 2 * STAKE // 100
     assert page.get_by_test_id("pot-split").is_visible()
-    assert page.get_by_test_id(f"standing-{winner}").get_attribute("class").count("is-winner") == 1
+    # Deal 2 is the room's own shuffle: the totals may tie, and a tie shares the pot.
+    winners = [s for s in (0, 1) if totals[s] == min(totals)]
+    if len(winners) == 2:
+        assert payouts == [STAKE, STAKE]
+    else:
+        assert payouts[winners[0]] >= 75 * 2 * STAKE // 100
+    for seat in (0, 1):
+        classes = page.get_by_test_id(f"standing-{seat}").get_attribute("class") or ""
+        assert ("is-winner" in classes) == (seat in winners)
 
 
 def test_phone_table_fits_and_lays_off_by_tapping(live_server, open_page: OpenPage) -> None:
