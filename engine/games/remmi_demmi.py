@@ -666,9 +666,9 @@ class RemmiDemmi:
         if sending:
             return _own_json(state, seat)
         trades = _trades_shown(state, seat)
-        view = _own_view(state, seat, _offer_of(state, seat), _claim_of(state, seat))
+        view = _own_basics(state, seat)
         view["trades"] = [_trade_view(t, seat) for t in trades]
-        view["locked"] = _locked_shown(trades, seat)
+        view["locked"] = sorted(locked_cards(state, seat))
         return view
 
     def to_act(self, state: RemmiDemmiState) -> list[int]:
@@ -711,7 +711,7 @@ class RemmiDemmi:
             return actions
         hand = state.hands[seat]
         locked = locked_cards(state, seat)
-        mine = next((o for o in state.offers if o.seat == seat), None)
+        mine = _offer_of(state, seat)
         for trade in _open_trades(state, seat):
             if trade.pending[trade.side(seat)]:
                 actions.append({"kind": "return", "trade": trade.id})
@@ -829,9 +829,10 @@ def _hidden(state: RemmiDemmiState, seat: int) -> bool:
     return not state.revealed and not state.peeked[seat]
 
 
-def _own_view(state: RemmiDemmiState, seat: int, mine: Offer | None, claim: Claim | None
-              ) -> View:
-    """``seat``'s own part of the view, but for its trades and locked cards."""
+def _own_basics(state: RemmiDemmiState, seat: int) -> View:
+    """``seat``'s own part of the view, but for its trades and locked cards
+    (RD-12: what it received in trades still returnable, all of them shown)."""
+    mine, claim = _offer_of(state, seat), _claim_of(state, seat)
     hidden = _hidden(state, seat)
     return {
         "you": seat,
@@ -846,15 +847,9 @@ def _own_view(state: RemmiDemmiState, seat: int, mine: Offer | None, claim: Clai
     }
 
 
-def _locked_shown(trades: list[Trade], seat: int) -> list[str]:
-    """RD-12: what ``seat`` received in the trades still returnable (all of them shown)."""
-    return sorted({card for t in trades if t.status == RETURNABLE
-                   for card in t.received(t.side(seat))})
-
-
 def _mark_changes(old: RemmiDemmiState, new: RemmiDemmiState) -> None:
     """Gives ``new`` a new mark for each seat whose own part of the view may
-    differ from its part in ``old``: what :func:`_own_view` and
+    differ from its part in ``old``: what :func:`_own_basics` and
     :func:`_trades_shown` read of the seat (its hand, offer, claim, trades,
     whether its hand is hidden). All of it is replaced, never changed in
     place, so "the same" is "the same objects"; only trades from
@@ -915,9 +910,9 @@ def _own_json(state: RemmiDemmiState, seat: int) -> bytes:
         known = {} if last is None else {
             id(t): data for t, data in zip(last.trades, last.trades_json, strict=True)}
         trades_json = [known.get(id(t)) or orjson.dumps(_trade_view(t, seat)) for t in trades]
-    view = _own_view(state, seat, _offer_of(state, seat), _claim_of(state, seat))
+    view = _own_basics(state, seat)
     view["trades"] = orjson.Fragment(b"[" + b",".join(trades_json) + b"]")
-    view["locked"] = _locked_shown(trades, seat)
+    view["locked"] = sorted(locked_cards(state, seat))
     own = orjson.dumps(view)
     state.own_sent[seat] = _OwnJson(mark, trades, trades_json, own)
     return own
