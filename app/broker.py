@@ -13,6 +13,11 @@ Terms:
 - *subscription*: one handler attached to one channel, returned by
   :meth:`Broker.subscribe` and given back to :meth:`Broker.unsubscribe`. The
   same handler may be subscribed several times; each subscription is separate.
+- *hosted channel*: one that this process alone publishes on for now (the
+  channels of a room it runs), declared with :meth:`Broker.host` and given up
+  with :meth:`Broker.unhost`. Its messages reach this process's handlers
+  directly, as the memory broker's do, and still go to the backend for the
+  handlers of other processes.
 
 Guarantees: messages on one channel reach each of its handlers in publish
 order. Delivery is *at most once*: nothing is lost in normal operation, but a
@@ -35,6 +40,15 @@ Backends:
   subscribes every channel again; messages published in the gap are lost.
   If publishing fails, the batch is logged and dropped (never retried, which
   could deliver it twice).
+
+  A hosted channel's local handlers are called from ``publish`` itself, and
+  the process does not subscribe to it in Redis: a room's own changes no
+  longer make the round trip through Redis (its fan-out, the socket, the
+  parse) to reach the connections of the process that runs it. Messages
+  published on it meanwhile by another process are not delivered here
+  (none are while this process holds the room's lease; during a move of
+  the room a connection may miss a change, and the next state, a whole
+  view, makes up for it). Giving the channel up subscribes it again.
 """
 
 from __future__ import annotations
@@ -45,7 +59,7 @@ import itertools
 import logging
 import random
 from collections import defaultdict, deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -89,8 +103,13 @@ class Broker(Protocol):
     async def close(self) -> None:
         """Flushes what was published (bounded in time), then releases everything."""
 
-    def publish(self, channel: str, message: bytes) -> None:
-        """Sends ``message`` to every handler of ``channel``. Synchronous, never blocks."""
+    def publish(self, channel: str, message: bytes, *, elsewhere: bool = True) -> None:
+        """Sends ``message`` to every handler of ``channel``. Synchronous, never blocks.
+
+        ``elsewhere=False``: the message has reached the other processes
+        already (a save carried it, :mod:`app.snapshots`); only this
+        process's handlers of a hosted channel still need it.
+        """
 
     async def flush(self) -> None:
         """Returns once everything published so far has been handed to the backend."""
@@ -98,6 +117,14 @@ class Broker(Protocol):
     async def subscribe(self, channel: str, handler: Handler) -> Subscription:
         """Attaches ``handler`` to ``channel``; messages published after this returns reach it."""
         ...
+
+    def host(self, channels: Iterable[str]) -> None:
+        """This process alone publishes on ``channels`` from now on: their
+        messages reach its own handlers directly (see *hosted channel*)."""
+
+    async def unhost(self, channels: Iterable[str]) -> None:
+        """It no longer does: once this returns, its handlers of ``channels``
+        get what any process publishes on them."""
 
     async def unsubscribe(self, subscription: Subscription) -> None:
         """Detaches a subscription; no more calls to its handler once this returns."""
@@ -128,7 +155,7 @@ class MemoryBroker:
     async def close(self) -> None:
         self._channels.clear()
 
-    def publish(self, channel: str, message: bytes) -> None:
+    def publish(self, channel: str, message: bytes, *, elsewhere: bool = True) -> None:
         handlers = self._channels.get(channel)
         if handlers is None:
             return
@@ -157,6 +184,12 @@ class MemoryBroker:
             self._channels[subscription.channel] = rest
         else:
             del self._channels[subscription.channel]
+
+    def host(self, channels: Iterable[str]) -> None:
+        return None  # every channel is local here
+
+    async def unhost(self, channels: Iterable[str]) -> None:
+        return None
 
 
 class _Channel:
@@ -242,6 +275,8 @@ class RedisBroker:
 
         # Subscribing. Keys are channel names as bytes, as Redis sends them.
         self._channels: dict[bytes, _Channel] = {}
+        # Hosted channels (see the module's doc): in Redis only when not hosted.
+        self._hosted: set[str] = set()
         self._pubsub: PubSub | None = None
         self._connected = False
         self._command_lock = asyncio.Lock()
@@ -326,8 +361,14 @@ class RedisBroker:
 
     # -- publishing --------------------------------------------------------
 
-    def publish(self, channel: str, message: bytes) -> None:
+    def publish(self, channel: str, message: bytes, *, elsewhere: bool = True) -> None:
         if self._closed:
+            return
+        if channel in self._hosted:
+            state = self._channels.get(channel.encode())
+            if state is not None:
+                _deliver(state.handlers, message)
+        if not elsewhere:
             return
         if len(self._buffer) >= self.max_pending:
             if not self._dropping:
@@ -416,6 +457,8 @@ class RedisBroker:
         if state is None:
             state = self._channels[key] = _Channel(channel)
         state.handlers = (*state.handlers, subscription)
+        if channel in self._hosted:
+            state.confirmed.set()  # delivered here, not through Redis
         try:
             if not state.confirmed.is_set():
                 await self._reconcile(key)
@@ -441,6 +484,42 @@ class RedisBroker:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(done), self.subscribe_timeout)
 
+    def host(self, channels: Iterable[str]) -> None:
+        for channel in channels:
+            self._hosted.add(channel)
+            key = channel.encode()
+            state = self._channels.get(key)
+            if state is not None:
+                state.confirmed.set()
+            if key in self._server:
+                self._spawn(self._reconcile(key))  # UNSUBSCRIBE: no longer wanted from Redis
+
+    async def unhost(self, channels: Iterable[str]) -> None:
+        waiting = []
+        for channel in channels:
+            if channel not in self._hosted:
+                continue
+            self._hosted.discard(channel)
+            key = channel.encode()
+            state = self._channels.get(key)
+            if state is None:
+                continue
+            if key not in self._confirmed:
+                state.confirmed.clear()
+            await self._reconcile(key)
+            waiting.append(state.confirmed.wait())
+        if waiting:
+            try:
+                await asyncio.wait_for(asyncio.gather(*waiting), self.subscribe_timeout)
+            except TimeoutError:
+                # Redis is away: the reader subscribes them when it is back.
+                log.warning("broker: Redis did not confirm %d channels given up here",
+                            len(waiting))
+
+    def _wanted(self, key: bytes) -> bool:
+        """Whether this process should be subscribed to ``key`` in Redis."""
+        return key in self._channels and key.decode() not in self._hosted
+
     def _remove(self, subscription: Subscription) -> bool:
         """Detaches ``subscription`` locally; True if it was the channel's last one."""
         key = subscription.channel.encode()
@@ -465,20 +544,21 @@ class RedisBroker:
             if not self._connected or pubsub is None or not _is_connected(pubsub):
                 return None  # the reader subscribes everything on reconnect
             state = self._channels.get(key)
+            wanted = self._wanted(key)
             active = key in self._server
             try:
-                if state is not None and not active:
+                if wanted and not active:
                     self._server.add(key)
                     self._expected[key].append(("subscribe", None))
                     await pubsub.subscribe(key)
-                elif state is None and active:
+                elif not wanted and active:
                     self._server.discard(key)
                     self._confirmed.discard(key)
                     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
                     self._expected[key].append(("unsubscribe", done))
                     await pubsub.unsubscribe(key)
                     return done
-                elif state is not None and key in self._confirmed:
+                elif wanted and state is not None and key in self._confirmed:
                     state.confirmed.set()
             except Exception as error:
                 # redis-py has closed the connection: the reader sees that and
@@ -499,7 +579,7 @@ class RedisBroker:
                 self._server.clear()
                 self._confirmed.clear()
                 self._expected.clear()
-                keys = list(self._channels)
+                keys = [key for key in self._channels if self._wanted(key)]
                 for start in range(0, len(keys), _SUBSCRIBE_CHUNK):
                     chunk = keys[start:start + _SUBSCRIBE_CHUNK]
                     for key in chunk:
@@ -517,7 +597,8 @@ class RedisBroker:
         """Forgets the pub/sub connection; local channels wait for the next one."""
         self._connected = False
         for state in self._channels.values():
-            state.confirmed.clear()
+            if state.name not in self._hosted:
+                state.confirmed.clear()
         for replies in self._expected.values():
             for _kind, done in replies:
                 if done is not None and not done.done():
@@ -584,7 +665,8 @@ class RedisBroker:
                         raise reply  # as redis-py would: the connection is dropped
                     if type(reply) is list and len(reply) == 3 and reply[0] == b"message":
                         state = self._channels.get(reply[1])
-                        if state is not None:
+                        # A hosted channel's messages were delivered when published.
+                        if state is not None and state.name not in self._hosted:
                             _deliver(state.handlers, reply[2])
                         continue
                     message = await pubsub.handle_message(reply)
@@ -627,7 +709,7 @@ class RedisBroker:
         kind = message["type"]
         if kind == "message":
             state = self._channels.get(message["channel"])
-            if state is not None:
+            if state is not None and state.name not in self._hosted:
                 _deliver(state.handlers, message["data"])
         elif kind == "subscribe" or kind == "unsubscribe":
             self._on_reply(kind, message["channel"])

@@ -76,6 +76,11 @@ def watch_channel(room_id: str) -> str:
     return f"room:{room_id}:watch"
 
 
+def room_channels(room_id: str, seats: int) -> list[str]:
+    """Every channel a room of ``seats`` seats publishes on."""
+    return [*(seat_channel(room_id, seat) for seat in range(seats)), watch_channel(room_id)]
+
+
 def change_messages(change: Change) -> list[tuple[str, bytes]]:
     """The (channel, envelope) pairs that carry one change to every audience: one each.
 

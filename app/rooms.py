@@ -6,6 +6,9 @@ room's changes until the actor *commits* them: then it saves the room (its
 snapshot and new log entries, :mod:`app.snapshots`) and only after that
 publishes the changes on the broker, once per audience. So a client never
 sees, and is never acknowledged, a change that a crash could take back.
+While it runs a room, the registry *hosts* the room's channels on the
+broker (:meth:`app.broker.Broker.host`): this process's own connections get
+the changes straight from the publish, not back from Redis.
 
 :meth:`RoomRegistry.call` is how the gateway reaches a room: the local actor
 when this process owns it, else the owner through :mod:`app.cluster` (with
@@ -28,7 +31,7 @@ from typing import Any
 
 from app.broker import Broker
 from app.cluster import Cluster
-from app.frames import change_messages
+from app.frames import change_messages, room_channels
 from app.settings import Settings
 from app.snapshots import RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
@@ -144,7 +147,13 @@ class RoomRegistry:
         actor = RoomActor(core, now_ms, commit=self._commit)
         actor.start()
         self.rooms[core.room_id] = actor
+        self.broker.host(room_channels(core.room_id, core.seat_count))
         return actor
+
+    async def _stop_hosting(self, core: RoomCore) -> None:
+        """Hands the room's channels back to the broker: whoever runs the room
+        next publishes them, and this process's connections hear it through Redis."""
+        await self.broker.unhost(room_channels(core.room_id, core.seat_count))
 
     def get(self, room_id: str) -> RoomActor | None:
         """The room's actor if this process runs it."""
@@ -264,6 +273,7 @@ class RoomRegistry:
         self._snapshotted.pop(room_id, None)
         if actor is not None:
             await actor.stop()
+            await self._stop_hosting(actor.core)
 
     # --- RoomSink and commit ---------------------------------------------------
 
@@ -293,21 +303,25 @@ class RoomRegistry:
         full = (last is None or last[0] != core.room_changes or not active
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
                 or len(core.action_log) - last[2] >= self._snapshot_entries(room_id))
+        messages = [message for change in changes for message in change_messages(change)]
+        carried = self.snapshots.carries_messages
         kept = await self.snapshots.save(RoomSave(
             room_id=room_id, snapshot=core.to_snapshot() if full else None, log_base=base,
             log_entries=core.action_log[base:], summary=core.summary() if full else None,
-            active=active,
+            active=active, messages=messages if carried else [],
         ))
         if not kept:
             log.warning("room_fenced", extra={"fields": {"room": room_id}})
-            self.rooms.pop(room_id, None)
+            if self.rooms.pop(room_id, None) is not None:
+                self._background(self._stop_hosting(core))
             return False
         self._saved_log[room_id] = len(core.action_log)
         if full:
             self._snapshotted[room_id] = (core.room_changes, now, len(core.action_log))
-        for change in changes:
-            for channel, message in change_messages(change):
-                self.broker.publish(channel, message)
+        # The save published them to the other processes if the store carries
+        # messages; this process's own connections get them here.
+        for channel, message in messages:
+            self.broker.publish(channel, message, elsewhere=not carried)
         return True
 
     @classmethod
@@ -372,6 +386,7 @@ class RoomRegistry:
             await self._commit(core)  # saved as inactive: nobody takes it over
             await actor.stop()
             del self.rooms[room_id]
+            await self._stop_hosting(core)
             self._statuses.pop(room_id, None)
             self._saved_log.pop(room_id, None)
             self._snapshotted.pop(room_id, None)

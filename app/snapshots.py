@@ -13,7 +13,10 @@ Three stores:
 - :class:`RedisSnapshots` (with ``REDIS_URL``): keys under a prefix. A save
   is *fenced*: it only lands while this process holds the room's lease (see
   :mod:`app.cluster`), so a process that lost a room cannot overwrite the
-  new owner's state.
+  new owner's state. The save also *carries* the change's messages: the
+  script that saves publishes them on their channels, in the same step, so
+  they reach the other processes without a write of their own (and never
+  without the save). The store says so with ``carries_messages``.
 - :class:`JournalSnapshots` (the embedded default, SQLite): an append-only
   journal file beside the database (``kartu.db`` ->
   ``kartu.rooms.journal``), written directly on the event loop, never
@@ -39,7 +42,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import orjson
 from redis.asyncio import Redis
-from redis.exceptions import NoScriptError
+from redis.asyncio.connection import AbstractConnection
+from redis.exceptions import NoScriptError, ResponseError
 
 from app.store import Store
 
@@ -58,9 +62,15 @@ class RoomSave:
     log_entries: list[bytes]  # JSON, as RoomCore keeps them
     summary: dict[str, Any] | None  # the lobby line; None with no snapshot
     active: bool  # waiting or playing: listed, and taken over if its process dies
+    # The change's (channel, message) pairs, for a store that carries them.
+    messages: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 class SnapshotStore(Protocol):
+    # True: a save that lands has also published its messages to every
+    # process but this one (which delivers them to its own connections).
+    carries_messages: bool
+
     async def save(self, save: RoomSave) -> bool:
         """True once saved; False if this process may no longer write the room."""
         ...
@@ -107,25 +117,35 @@ class _Batcher(Generic[T]):
 
 
 # KEYS: lease, snapshot, log, active set, lobby hash
-# ARGV: process, snapshot json, room id, active 1/0, summary json, log base, entries...
+# ARGV: process, snapshot json, room id, active 1/0, summary json, log base,
+#       number of entries n, n entries, then channel and message pairs.
 _SAVE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
 local have = redis.call('LLEN', KEYS[3])
 local base = tonumber(ARGV[6])
-for i = 7, #ARGV do
-  if base + (i - 7) >= have then redis.call('RPUSH', KEYS[3], ARGV[i]) end
+local last = 7 + tonumber(ARGV[7])
+for i = 8, last do
+  if base + (i - 8) >= have then redis.call('RPUSH', KEYS[3], ARGV[i]) end
 end
-if ARGV[5] == '' then return 1 end
-if ARGV[4] == '1' then
-  redis.call('SADD', KEYS[4], ARGV[3])
-  redis.call('HSET', KEYS[5], ARGV[3], ARGV[5])
-else
-  redis.call('SREM', KEYS[4], ARGV[3])
-  redis.call('HDEL', KEYS[5], ARGV[3])
+if ARGV[5] ~= '' then
+  if ARGV[4] == '1' then
+    redis.call('SADD', KEYS[4], ARGV[3])
+    redis.call('HSET', KEYS[5], ARGV[3], ARGV[5])
+  else
+    redis.call('SREM', KEYS[4], ARGV[3])
+    redis.call('HDEL', KEYS[5], ARGV[3])
+  end
 end
+for i = last + 1, #ARGV, 2 do redis.call('PUBLISH', ARGV[i], ARGV[i + 1]) end
 return 1
 """
+
+
+def packed_command(*parts: bytes) -> bytes:
+    """One Redis command in the Redis protocol (RESP), its parts as they are."""
+    return b"".join([b"*%d\r\n" % len(parts),
+                     *[b"$%d\r\n%s\r\n" % (len(part), part) for part in parts]])
 
 
 def text_of(value: bytes | str) -> str:
@@ -156,36 +176,49 @@ class RedisKeys:
 
 
 class RedisSnapshots:
+    """Saves on a connection of their own, as packed commands.
+
+    A batch of saves is one write of ``EVALSHA`` commands, packed here (not
+    through redis-py's pipeline, which costs about as much again as the
+    round trip itself), and its replies are read off the same connection. A
+    batch that fails or takes longer than ``SAVE_TIMEOUT_S`` drops the
+    connection (the next batch opens another) and fails its saves.
+    """
+
+    carries_messages = True
+    SAVE_TIMEOUT_S = 5.0
+
     def __init__(self, redis: Redis, keys: RedisKeys, process: str) -> None:
         self.redis = redis
         self.keys = keys
-        self.process = process
-        self._save_script = redis.register_script(_SAVE)
+        self.process = process.encode()
+        self._save_sha = redis.register_script(_SAVE).sha.encode()
+        self._connection: AbstractConnection | None = None
         self._batcher: _Batcher[RoomSave] = _Batcher(self._flush)
 
     async def save(self, save: RoomSave) -> bool:
         return await self._batcher.submit(save)
 
+    def _save_command(self, s: RoomSave) -> bytes:
+        k, room_id = self.keys, s.room_id
+        return packed_command(
+            b"EVALSHA", self._save_sha, b"5",
+            k.lease(room_id).encode(), k.snapshot(room_id).encode(), k.log(room_id).encode(),
+            k.active.encode(), k.lobby.encode(),
+            self.process, b"" if s.snapshot is None else orjson.dumps(s.snapshot),
+            room_id.encode(), b"1" if s.active else b"0",
+            b"" if s.summary is None else orjson.dumps(s.summary),
+            b"%d" % s.log_base, b"%d" % len(s.log_entries), *s.log_entries,
+            *[part for channel, message in s.messages for part in (channel.encode(), message)],
+        )
+
     async def _flush(self, saves: list[RoomSave]) -> list[bool]:
-        # EVALSHA straight into the pipeline: redis-py's Script on a pipeline
-        # asks SCRIPT EXISTS first, a round trip more for every batch. The
-        # script is loaded when Redis does not know it (a restart, a flush),
-        # and the batch sent again: a save applied twice changes nothing
-        # (the log is appended from its base, the rest is overwritten).
+        # The script is loaded when Redis does not know it (a restart, a
+        # flush), and the batch sent again: a save applied twice changes
+        # nothing (the log is appended from its base, the rest is overwritten).
+        batch = b"".join([self._save_command(s) for s in saves])
         for attempt in (1, 2):
-            pipe = self.redis.pipeline(transaction=False)
-            k = self.keys
-            for s in saves:
-                pipe.evalsha(
-                    self._save_script.sha, 5,
-                    k.lease(s.room_id), k.snapshot(s.room_id), k.log(s.room_id), k.active,
-                    k.lobby,
-                    self.process, b"" if s.snapshot is None else orjson.dumps(s.snapshot),
-                    s.room_id, "1" if s.active else "0",
-                    b"" if s.summary is None else orjson.dumps(s.summary), s.log_base,
-                    *s.log_entries,
-                )
-            results = await pipe.execute(raise_on_error=False)
+            results = await self._round_trip(batch, len(saves))
             if attempt == 1 and any(isinstance(r, NoScriptError) for r in results):
                 await self.redis.script_load(_SAVE)
                 continue
@@ -194,6 +227,29 @@ class RedisSnapshots:
                     raise result
             break
         return [bool(r) for r in results]
+
+    async def _round_trip(self, batch: bytes, replies: int) -> list[Any]:
+        connection = self._connection
+        try:
+            async with asyncio.timeout(self.SAVE_TIMEOUT_S):
+                if connection is None or not connection.is_connected:
+                    # Taken from the pool for good: its replies are read here.
+                    connection = self._connection = (
+                        await self.redis.connection_pool.get_connection())
+                await connection.send_packed_command(batch, check_health=False)
+                results: list[Any] = []
+                for _ in range(replies):
+                    try:
+                        results.append(await connection.read_response())
+                    except ResponseError as error:  # one save's error; the rest are fine
+                        results.append(error)
+                return results
+        except BaseException:
+            # Replies may be left unread: the connection is out of step.
+            self._connection = None
+            if connection is not None:
+                await connection.disconnect(nowait=True)
+            raise
 
     async def load(self, room_id: str) -> tuple[dict[str, Any], list[bytes]] | None:
         pipe = self.redis.pipeline(transaction=True)
@@ -215,7 +271,9 @@ class RedisSnapshots:
         return None if raw is None else orjson.loads(raw)
 
     async def close(self) -> None:
-        pass
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.disconnect()
 
 
 SaveRow = tuple[str, int, bytes | None, int, list[bytes], bool]
@@ -288,6 +346,8 @@ class JournalSnapshots:
 
     COMPACT_MIN_BYTES = 64 * 1024 * 1024
     COMPACT_FACTOR = 4  # rewrite once the file is this many times what is live
+
+    carries_messages = False
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -445,6 +505,8 @@ class JournalSnapshots:
 
 class DbSnapshots:
     """Snapshots in the database (PostgreSQL without Redis), one transaction per batch."""
+
+    carries_messages = False
 
     def __init__(self, store: Store) -> None:
         self.store = store

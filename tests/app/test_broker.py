@@ -228,6 +228,22 @@ async def test_publish_without_subscribers_is_fine(broker: Broker, prefix: str) 
     await broker.flush()
 
 
+async def test_a_hosted_channel_delivers_each_message_once(broker: Broker, prefix: str) -> None:
+    channel = prefix + "room"
+    inbox = Inbox()
+    await broker.subscribe(channel, inbox)
+    broker.host([channel])
+    for i in range(20):
+        broker.publish(channel, b"%d" % i)
+    await settle(broker)
+    assert inbox.messages == [b"%d" % i for i in range(20)]
+    await broker.unhost([channel])
+    broker.publish(channel, b"after")
+    assert await inbox.wait_for(21) == [*(b"%d" % i for i in range(20)), b"after"]
+    await settle(broker)
+    assert len(inbox.messages) == 21
+
+
 def test_make_broker() -> None:
     assert isinstance(make_broker(None), MemoryBroker)
     assert isinstance(make_broker(""), MemoryBroker)
@@ -251,6 +267,103 @@ async def test_redis_two_processes(prefix: str) -> None:
     finally:
         await publisher.close()
         await subscriber.close()
+
+
+async def test_redis_hosted_channels_skip_the_round_trip_through_redis(
+        prefix: str, redis_client: Redis) -> None:
+    owner = await started_redis_broker()
+    other = await started_redis_broker()
+    channel = prefix + "room:seat:0"
+    try:
+        here, there = Inbox(), Inbox()
+        owner.host([channel])
+        await owner.subscribe(channel, here)
+        await other.subscribe(channel, there)
+        assert await numsub(redis_client, channel) == 1  # the other process's only
+        owner.publish(channel, b"one")
+        assert here.messages == [b"one"]  # delivered by publish itself
+        assert await there.wait_for(1) == [b"one"]  # and through Redis elsewhere
+        # A save that carried the message to Redis: only the local delivery is left.
+        owner.publish(channel, b"carried", elsewhere=False)
+        assert here.messages == [b"one", b"carried"]
+        await settle(owner)
+        assert there.messages == [b"one"]
+    finally:
+        await owner.close()
+        await other.close()
+
+
+async def test_redis_hosting_a_subscribed_channel_unsubscribes_it_without_duplicates(
+        prefix: str, redis_client: Redis) -> None:
+    broker = await started_redis_broker()
+    channel = prefix + "room:watch"
+    try:
+        inbox = Inbox()
+        await broker.subscribe(channel, inbox)
+        assert await numsub(redis_client, channel) == 1
+        broker.host([channel])
+        # Published while the UNSUBSCRIBE is on its way: Redis still echoes
+        # them, and the echo must not deliver them a second time.
+        for i in range(50):
+            broker.publish(channel, b"%d" % i)
+
+        async def unsubscribed() -> bool:
+            return await numsub(redis_client, channel) == 0
+
+        await eventually(unsubscribed)
+        await settle(broker)
+        assert inbox.messages == [b"%d" % i for i in range(50)]
+    finally:
+        await broker.close()
+
+
+async def test_redis_a_channel_given_up_hears_the_new_owner(
+        prefix: str, redis_client: Redis) -> None:
+    old_owner = await started_redis_broker()
+    new_owner = await started_redis_broker()
+    channel = prefix + "room:seat:1"
+    try:
+        inbox = Inbox()
+        old_owner.host([channel])
+        await old_owner.subscribe(channel, inbox)
+        assert await numsub(redis_client, channel) == 0
+        await old_owner.unhost([channel])
+        assert await numsub(redis_client, channel) == 1  # subscribed once unhost returns
+        new_owner.host([channel])
+        new_owner.publish(channel, b"from the new owner")
+        assert await inbox.wait_for(1) == [b"from the new owner"]
+        # A subscription made after giving up goes through Redis too.
+        late = Inbox()
+        await old_owner.subscribe(channel, late)
+        new_owner.publish(channel, b"again")
+        assert await late.wait_for(1) == [b"again"]
+        assert await inbox.wait_for(2) == [b"from the new owner", b"again"]
+    finally:
+        await old_owner.close()
+        await new_owner.close()
+
+
+async def test_redis_hosted_channels_stay_off_redis_after_a_reconnect(
+        prefix: str, redis_client: Redis) -> None:
+    name = "kartu-test-" + uuid.uuid4().hex[:12]
+    broker = await started_redis_broker(client_name=name)
+    hosted, plain = prefix + "room:watch", prefix + "other"
+    try:
+        here, there = Inbox(), Inbox()
+        broker.host([hosted])
+        await broker.subscribe(hosted, here)
+        await broker.subscribe(plain, there)
+        assert await _kill_clients(redis_client, f"{name}:sub") == 1
+
+        async def resubscribed() -> bool:
+            return await numsub(redis_client, plain) == 1
+
+        await eventually(resubscribed)
+        assert await numsub(redis_client, hosted) == 0
+        broker.publish(hosted, b"still here")
+        assert here.messages == [b"still here"]
+    finally:
+        await broker.close()
 
 
 async def test_redis_publish_right_after_subscribe_is_delivered(prefix: str) -> None:
