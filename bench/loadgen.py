@@ -63,6 +63,7 @@ ACTION_TIMEOUT_S = 10.0  # an action unanswered this long counts as an error
 HTTP_CONCURRENCY = 16
 CONNECT_CONCURRENCY = 64
 VERSIONS_KEPT = 512  # per room: versions still traced back to their action
+TABLES_KEPT = 8  # per room: versions whose table (phase, turn) is remembered
 
 # Options that keep a Basic Rummy match going for the whole run: nobody's
 # clock, no pause between deals, the longest match by deals.
@@ -295,6 +296,7 @@ class Room:
         self.players: list[Client] = []
         self.pending: dict[int, Pending] = {}
         self.by_version: dict[int, Pending] = {}
+        self.tables: dict[int, tuple[Any, ...]] = {}  # version -> Dialect.read_table
         self.active = False
         self.finished = False
         self.next_at = 0.0  # turn-based: the earliest moment of the next action
@@ -511,6 +513,25 @@ class Dialect:
     def next_action(self, client: Client) -> dict[str, Any] | None:
         raise NotImplementedError
 
+    def read_table(self, view: dict[str, Any]) -> tuple[Any, ...]:
+        """What every player's view of one version shows alike (the phase, whose turn)."""
+        raise NotImplementedError
+
+    def table(self, client: Client) -> tuple[Any, ...] | None:
+        """``read_table`` of the client's latest view, read from the first view of
+        that version any player of the room asked for: asking whose turn it is
+        after every state costs one parse a version, not one per player."""
+        room, version = client.room, client.state_version
+        table = room.tables.get(version)
+        if table is None:
+            view = client.view()
+            if view is None:
+                return None
+            table = room.tables[version] = self.read_table(view)
+            if len(room.tables) > TABLES_KEPT:
+                del room.tables[next(iter(room.tables))]
+        return table
+
     def offer(self, client: Client, rng: random.Random) -> dict[str, Any] | None:
         raise NotImplementedError
 
@@ -592,14 +613,17 @@ class KartuDialect(Dialect):
         if isinstance(seat, int) and event.get("kind") in self.trace_kinds:
             room.trace(seat, version)
 
+    def read_table(self, view: dict[str, Any]) -> tuple[Any, ...]:
+        return view.get("phase"), view.get("turn")
+
     def my_turn(self, client: Client) -> bool:
-        view = client.view()
-        return bool(view and view.get("phase") == "playing" and view.get("you") is not None
-                    and view.get("turn") == view.get("you"))
+        table = self.table(client)
+        return bool(table and table[0] == "playing" and client.seat is not None
+                    and table[1] == client.seat)
 
     def finished(self, client: Client) -> bool:
-        view = client.view()
-        return bool(view and view.get("phase") == "game_over")
+        table = self.table(client)
+        return bool(table and table[0] == "game_over")
 
     def next_action(self, client: Client) -> dict[str, Any] | None:
         view = client.view()
@@ -655,14 +679,13 @@ class RawDialect(Dialect):
         with contextlib.suppress(ValueError):
             room.trace(int(frame[start:end]), version)
 
-    def my_turn(self, client: Client) -> bool:
-        view = client.view()
-        if view is None or client.seat is None:
-            return False
+    def read_table(self, view: dict[str, Any]) -> tuple[Any, ...]:
         action = view.get("action")
-        if action is None:  # nobody has acted yet: seat 0 opens
-            return client.seat == 0
-        return bool(action.get("next") == client.seat)
+        return (0 if action is None else action.get("next"),)  # nobody acted yet: seat 0
+
+    def my_turn(self, client: Client) -> bool:
+        table = self.table(client)
+        return bool(table and client.seat is not None and table[0] == client.seat)
 
     def next_action(self, client: Client) -> dict[str, Any] | None:
         view = client.view() or {}
