@@ -78,6 +78,7 @@ __all__ = [
     "RedisBroker",
     "Subscription",
     "make_broker",
+    "packed_command",
 ]
 
 log = logging.getLogger("kartu.broker")
@@ -737,11 +738,15 @@ class RedisBroker:
 _CLIENT_REPLY_OFF = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$3\r\nOFF\r\n"
 
 
+def packed_command(*parts: bytes) -> bytes:
+    """One Redis command in the Redis protocol (RESP), its parts as they are."""
+    return b"".join([b"*%d\r\n" % len(parts),
+                     *[b"$%d\r\n%s\r\n" % (len(part), part) for part in parts]])
+
+
 def _publish_command(channel: str, message: bytes) -> bytes:
     """``PUBLISH channel message`` in the Redis protocol (RESP)."""
-    name = channel.encode()
-    return b"*3\r\n$7\r\nPUBLISH\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
-        len(name), name, len(message), message)
+    return packed_command(b"PUBLISH", channel.encode(), message)
 
 
 def _parsed_replies(pubsub: PubSub) -> Callable[[], Any] | None:

@@ -45,6 +45,7 @@ from redis.asyncio import Redis
 from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import NoScriptError, ResponseError
 
+from app.broker import packed_command
 from app.store import Store
 
 log = logging.getLogger("kartu.snapshots")
@@ -140,12 +141,6 @@ end
 for i = last + 1, #ARGV, 2 do redis.call('PUBLISH', ARGV[i], ARGV[i + 1]) end
 return 1
 """
-
-
-def packed_command(*parts: bytes) -> bytes:
-    """One Redis command in the Redis protocol (RESP), its parts as they are."""
-    return b"".join([b"*%d\r\n" % len(parts),
-                     *[b"$%d\r\n%s\r\n" % (len(part), part) for part in parts]])
 
 
 def text_of(value: bytes | str) -> str:

@@ -57,6 +57,20 @@ async def broker(request: pytest.FixtureRequest) -> AsyncIterator[Broker]:
 
 
 @pytest.fixture
+async def two_brokers() -> AsyncIterator[tuple[RedisBroker, RedisBroker]]:
+    """Two Redis brokers, as two server processes hold them."""
+    first = await started_redis_broker()
+    try:
+        second = await started_redis_broker()
+    except BaseException:
+        await first.close()
+        raise
+    yield first, second
+    await first.close()
+    await second.close()
+
+
+@pytest.fixture
 async def redis_client() -> AsyncIterator[Redis]:
     client = Redis.from_url(REDIS_URL, socket_connect_timeout=5)
     try:
@@ -253,44 +267,35 @@ def test_make_broker() -> None:
 # -- Redis only ----------------------------------------------------------------
 
 
-async def test_redis_two_processes(prefix: str) -> None:
-    publisher = await started_redis_broker()
-    subscriber = await started_redis_broker()
-    try:
-        inboxes = [Inbox(), Inbox()]
-        for inbox in inboxes:
-            await subscriber.subscribe(prefix + "room", inbox)
-        for i in range(50):
-            publisher.publish(prefix + "room", b"%d" % i)
-        for inbox in inboxes:
-            assert await inbox.wait_for(50) == [b"%d" % i for i in range(50)]
-    finally:
-        await publisher.close()
-        await subscriber.close()
+async def test_redis_two_processes(
+        prefix: str, two_brokers: tuple[RedisBroker, RedisBroker]) -> None:
+    publisher, subscriber = two_brokers
+    inboxes = [Inbox(), Inbox()]
+    for inbox in inboxes:
+        await subscriber.subscribe(prefix + "room", inbox)
+    for i in range(50):
+        publisher.publish(prefix + "room", b"%d" % i)
+    for inbox in inboxes:
+        assert await inbox.wait_for(50) == [b"%d" % i for i in range(50)]
 
 
 async def test_redis_hosted_channels_skip_the_round_trip_through_redis(
-        prefix: str, redis_client: Redis) -> None:
-    owner = await started_redis_broker()
-    other = await started_redis_broker()
+        prefix: str, redis_client: Redis, two_brokers: tuple[RedisBroker, RedisBroker]) -> None:
+    owner, other = two_brokers
     channel = prefix + "room:seat:0"
-    try:
-        here, there = Inbox(), Inbox()
-        owner.host([channel])
-        await owner.subscribe(channel, here)
-        await other.subscribe(channel, there)
-        assert await numsub(redis_client, channel) == 1  # the other process's only
-        owner.publish(channel, b"one")
-        assert here.messages == [b"one"]  # delivered by publish itself
-        assert await there.wait_for(1) == [b"one"]  # and through Redis elsewhere
-        # A save that carried the message to Redis: only the local delivery is left.
-        owner.publish(channel, b"carried", elsewhere=False)
-        assert here.messages == [b"one", b"carried"]
-        await settle(owner)
-        assert there.messages == [b"one"]
-    finally:
-        await owner.close()
-        await other.close()
+    here, there = Inbox(), Inbox()
+    owner.host([channel])
+    await owner.subscribe(channel, here)
+    await other.subscribe(channel, there)
+    assert await numsub(redis_client, channel) == 1  # the other process's only
+    owner.publish(channel, b"one")
+    assert here.messages == [b"one"]  # delivered by publish itself
+    assert await there.wait_for(1) == [b"one"]  # and through Redis elsewhere
+    # A save that carried the message to Redis: only the local delivery is left.
+    owner.publish(channel, b"carried", elsewhere=False)
+    assert here.messages == [b"one", b"carried"]
+    await settle(owner)
+    assert there.messages == [b"one"]
 
 
 async def test_redis_hosting_a_subscribed_channel_unsubscribes_it_without_duplicates(
@@ -318,29 +323,24 @@ async def test_redis_hosting_a_subscribed_channel_unsubscribes_it_without_duplic
 
 
 async def test_redis_a_channel_given_up_hears_the_new_owner(
-        prefix: str, redis_client: Redis) -> None:
-    old_owner = await started_redis_broker()
-    new_owner = await started_redis_broker()
+        prefix: str, redis_client: Redis, two_brokers: tuple[RedisBroker, RedisBroker]) -> None:
+    old_owner, new_owner = two_brokers
     channel = prefix + "room:seat:1"
-    try:
-        inbox = Inbox()
-        old_owner.host([channel])
-        await old_owner.subscribe(channel, inbox)
-        assert await numsub(redis_client, channel) == 0
-        await old_owner.unhost([channel])
-        assert await numsub(redis_client, channel) == 1  # subscribed once unhost returns
-        new_owner.host([channel])
-        new_owner.publish(channel, b"from the new owner")
-        assert await inbox.wait_for(1) == [b"from the new owner"]
-        # A subscription made after giving up goes through Redis too.
-        late = Inbox()
-        await old_owner.subscribe(channel, late)
-        new_owner.publish(channel, b"again")
-        assert await late.wait_for(1) == [b"again"]
-        assert await inbox.wait_for(2) == [b"from the new owner", b"again"]
-    finally:
-        await old_owner.close()
-        await new_owner.close()
+    inbox = Inbox()
+    old_owner.host([channel])
+    await old_owner.subscribe(channel, inbox)
+    assert await numsub(redis_client, channel) == 0
+    await old_owner.unhost([channel])
+    assert await numsub(redis_client, channel) == 1  # subscribed once unhost returns
+    new_owner.host([channel])
+    new_owner.publish(channel, b"from the new owner")
+    assert await inbox.wait_for(1) == [b"from the new owner"]
+    # A subscription made after giving up goes through Redis too.
+    late = Inbox()
+    await old_owner.subscribe(channel, late)
+    new_owner.publish(channel, b"again")
+    assert await late.wait_for(1) == [b"again"]
+    assert await inbox.wait_for(2) == [b"from the new owner", b"again"]
 
 
 async def test_redis_hosted_channels_stay_off_redis_after_a_reconnect(
@@ -366,18 +366,14 @@ async def test_redis_hosted_channels_stay_off_redis_after_a_reconnect(
         await broker.close()
 
 
-async def test_redis_publish_right_after_subscribe_is_delivered(prefix: str) -> None:
-    publisher = await started_redis_broker()
-    subscriber = await started_redis_broker()
-    try:
-        for round_ in range(20):
-            inbox = Inbox()
-            await subscriber.subscribe(f"{prefix}room:{round_}", inbox)
-            publisher.publish(f"{prefix}room:{round_}", b"first")
-            assert await inbox.wait_for(1) == [b"first"]
-    finally:
-        await publisher.close()
-        await subscriber.close()
+async def test_redis_publish_right_after_subscribe_is_delivered(
+        prefix: str, two_brokers: tuple[RedisBroker, RedisBroker]) -> None:
+    publisher, subscriber = two_brokers
+    for round_ in range(20):
+        inbox = Inbox()
+        await subscriber.subscribe(f"{prefix}room:{round_}", inbox)
+        publisher.publish(f"{prefix}room:{round_}", b"first")
+        assert await inbox.wait_for(1) == [b"first"]
 
 
 async def test_redis_concurrent_subscribes_to_one_channel(prefix: str) -> None:
@@ -446,32 +442,27 @@ async def test_redis_close_leaves_no_tasks(prefix: str) -> None:
 
 
 async def test_redis_bursts_arrive_whole_and_in_order_through_the_parsed_replies(
-        prefix: str) -> None:
+        prefix: str, two_brokers: tuple[RedisBroker, RedisBroker]) -> None:
+    subscriber, publisher = two_brokers
     # A burst comes in few socket reads: after the first message of a read,
     # the broker takes the rest from hiredis' reader directly, interleaved
     # with (un)subscribe confirmations that redis-py must still see.
-    subscriber = await started_redis_broker()
-    publisher = await started_redis_broker()
-    try:
-        assert _parsed_replies(subscriber._pubsub) is not None  # type: ignore[arg-type]
-        inbox, other = Inbox(), Inbox()
-        await subscriber.subscribe(prefix + "room", inbox)
-        payload = b"x" * 1200
-        for i in range(2000):
-            publisher.publish(prefix + "room", b"%d:" % i + payload)
-            if i == 1000:
-                subscription = await subscriber.subscribe(prefix + "other", other)
-                publisher.publish(prefix + "other", b"hello")
-        assert await inbox.wait_for(2000) == [b"%d:" % i + payload for i in range(2000)]
-        assert await other.wait_for(1) == [b"hello"]
-        await subscriber.unsubscribe(subscription)
-        publisher.publish(prefix + "other", b"gone")
-        publisher.publish(prefix + "room", b"last")
-        assert (await inbox.wait_for(2001))[-1] == b"last"
-        assert other.messages == [b"hello"]
-    finally:
-        await publisher.close()
-        await subscriber.close()
+    assert _parsed_replies(subscriber._pubsub) is not None  # type: ignore[arg-type]
+    inbox, other = Inbox(), Inbox()
+    await subscriber.subscribe(prefix + "room", inbox)
+    payload = b"x" * 1200
+    for i in range(2000):
+        publisher.publish(prefix + "room", b"%d:" % i + payload)
+        if i == 1000:
+            subscription = await subscriber.subscribe(prefix + "other", other)
+            publisher.publish(prefix + "other", b"hello")
+    assert await inbox.wait_for(2000) == [b"%d:" % i + payload for i in range(2000)]
+    assert await other.wait_for(1) == [b"hello"]
+    await subscriber.unsubscribe(subscription)
+    publisher.publish(prefix + "other", b"gone")
+    publisher.publish(prefix + "room", b"last")
+    assert (await inbox.wait_for(2001))[-1] == b"last"
+    assert other.messages == [b"hello"]
 
 
 async def test_redis_close_sends_pending_messages(prefix: str) -> None:
