@@ -12,6 +12,7 @@ by the room's process, for every connection of every process.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import orjson
@@ -39,18 +40,6 @@ def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
     return dumps({"type": "state", "room": room_id, "version": version, "view": view})
 
 
-def _view_parts_json(own: bytes, shared: bytes) -> list[bytes | memoryview]:
-    """The JSON of the view ``{**shared, **own}``, in pieces, from its two parts'.
-
-    Their keys are disjoint (:meth:`engine.game.Game.view_parts`), so the
-    view's members are the two objects' joined; ``shared`` comes without its
-    opening brace (it is serialised once for every audience).
-    """
-    if len(shared) <= 1:  # "}": nothing shared
-        return [own]
-    if len(own) <= 2:  # "{}"
-        return [b"{", shared]
-    return [memoryview(own)[:-1], b",", shared]
 def envelope(version: int, *frames: bytes) -> bytes:
     return b"%d\n%s" % (version, b"".join([wire(frame) for frame in frames]))
 
@@ -66,6 +55,25 @@ def envelope_frames(message: bytes) -> tuple[int, list[bytes]]:
     """The version and the frames (JSON payloads) of an envelope."""
     version, data = open_envelope(message)
     return version, unwire(bytes(data))
+
+
+class _ChannelNames(dict[int | None, str]):
+    """A room's channels by audience (a seat, or None: the spectators), each
+    name made the first time it is asked for."""
+
+    def __init__(self, room_id: str) -> None:
+        super().__init__()
+        self.room_id = room_id
+
+    def __missing__(self, audience: int | None) -> str:
+        name = self[audience] = (watch_channel(self.room_id) if audience is None
+                                 else seat_channel(self.room_id, audience))
+        return name
+
+
+@functools.lru_cache(maxsize=4096)
+def _channels(room_id: str) -> _ChannelNames:
+    return _ChannelNames(room_id)
 
 
 def seat_channel(room_id: str, seat: int) -> str:
@@ -85,24 +93,35 @@ def change_messages(change: Change) -> list[tuple[str, bytes]]:
     """The (channel, envelope) pairs that carry one change to every audience: one each.
 
     The events are the same for every audience: serialised and framed once,
-    and so is the shared part of the views. Each envelope is put together
-    with one copy: a change goes to every audience as about a kilobyte each.
+    and so is the shared part of the views. A view is ``{**shared, **own}``
+    and the two parts have no key in common, so its JSON is the own part's
+    members, then the shared part's: each envelope is put together from
+    pieces made once per change and the audience's own part, with one copy.
+    This runs for every audience of every change: it is kept to a few steps.
     """
-    head = b"%d\n" % change.version
-    events = b"".join([
-        wire(dumps({"type": "event", "room": change.room_id, "version": change.version,
-                    "event": event}))
-        for event in change.events
-    ])
-    state_head = b'{"type":"state","room":%s,"version":%d,"view":' % (
-        dumps(change.room_id), change.version)
-    shared = dumps(change.shared)[1:]
+    room_id, version = change.room_id, change.version
+    head = b"%d\n" % version
+    if change.events:
+        head += b"".join([
+            wire(dumps({"type": "event", "room": room_id, "version": version, "event": event}))
+            for event in change.events
+        ])
+    state_head = b'{"type":"state","room":%s,"version":%d,"view":' % (dumps(room_id), version)
+    shared = orjson.dumps(change.shared)
+    # What follows an own part's members: the shared part's, then the view's
+    # and the frame's closing braces.
+    tail = b"," + shared[1:] + b"}" if len(shared) > 2 else b"}}"
+    fixed = len(state_head) + len(tail) - 1  # + len(own): the frame's length
+    channels = _channels(room_id)
     out: list[tuple[str, bytes]] = []
     for audience, own in change.own.items():
-        channel = (watch_channel(change.room_id) if audience is None
-                   else seat_channel(change.room_id, audience))
-        view = _view_parts_json(own if isinstance(own, bytes) else dumps(own), shared)
-        length = len(state_head) + sum(map(len, view)) + 1
-        out.append((channel, b"".join([head, events, wire_header(length), state_head, *view,
-                                       b"}"])))
+        if type(own) is not bytes:
+            own = orjson.dumps(own)
+        if len(own) > 2:  # its members, still open, then the shared part's
+            frame = b"".join((head, wire_header(fixed + len(own)), state_head,
+                              memoryview(own)[:-1], tail))
+        else:  # nothing of its own: the view is the shared part
+            frame = b"".join((head, wire_header(len(state_head) + len(shared) + 1),
+                              state_head, shared, b"}"))
+        out.append((channels[audience], frame))
     return out

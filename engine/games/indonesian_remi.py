@@ -264,7 +264,7 @@ class IndonesianRemi(RummyGame):
             events: list[Event] = [{"kind": STOCK_OUT, "seat": seat}]
             self._end_deal(new, None, now, events)
             return new, events
-        new.hands[seat].append(new.stock.pop())
+        new.hands[seat] = [*new.hands[seat], new.stock.pop()]
         new.step = PLAY
         return new, [{"kind": "drew", "seat": seat, "from": "stock"}]
 

@@ -154,7 +154,7 @@ class RummyState:
     phase: str  # playing | deal_over | game_over
     turn: int
     step: str  # draw | play
-    hands: list[list[str]]  # per seat, in dealt/drawn order
+    hands: list[list[str]]  # per seat, in dealt/drawn order; replaced, never changed in place
     stock: list[str]  # face down; the TOP is the LAST element
     discard: list[str]  # face up, bottom -> top
     melds: list[Meld]  # table order (order of creation)
@@ -513,18 +513,25 @@ class RummyGame:
     def views(self, state: RummyState, seats: list[int | None]) -> dict[int | None, View]:
         """Each seat's view: the public part is built once and shared by all of
         them, and each adds its own few keys (its hand, and what it may do)."""
-        public, own = self.view_parts(state, seats)
+        public, own = self._view_parts(state, seats, sending=False)
         return {seat: {**public, **own[seat]} for seat in seats}
 
     def view_parts(self, state: RummyState, seats: list[int | None]
                    ) -> tuple[View, dict[int | None, View]]:
+        return self._view_parts(state, seats, sending=True)
+
+    def _view_parts(self, state: RummyState, seats: list[int | None], *, sending: bool
+                    ) -> tuple[View, dict[int | None, View]]:
         for seat in seats:
             if seat is not None and not 0 <= seat < state.players:
                 raise ValueError(f"no seat {seat} at this table")
-        return self.public_view(state), {seat: self.own_view(state, seat) for seat in seats}
+        return (self.public_view(state, sending=sending),
+                {seat: self.own_view(state, seat) for seat in seats})
 
-    def public_view(self, state: RummyState) -> View:
-        """What every seat and spectator sees alike."""
+    def public_view(self, state: RummyState, *, sending: bool = False) -> View:
+        """What every seat and spectator sees alike. ``sending``: the view is
+        only serialised, so the deals' results (never changed once made) go
+        in as they are, not copied."""
         playing = state.phase == PLAYING
         view: View = {
             "game": self.name,
@@ -553,8 +560,8 @@ class RummyGame:
                 {"id": m.id, "kind": m.kind, "cards": list(m.cards), "owner": m.owner}
                 for m in state.melds
             ],
-            "result": copy_json(state.result),
-            "results": copy_json(state.results),
+            "result": state.result if sending else copy_json(state.result),
+            "results": state.results if sending else copy_json(state.results),
             "next_deal_at": state.next_deal_at,
             "winners": None if state.winners is None else list(state.winners),
         }
@@ -722,7 +729,7 @@ class RummyGame:
                 raise IllegalAction("the discard pile is empty")
             new = self._clone(state)
             card = new.discard.pop()
-            new.hands[seat].append(card)
+            new.hands[seat] = [*new.hands[seat], card]
             new.taken_from_discard = card
             new.step = PLAY
             return new, [{"kind": "drew", "seat": seat, "from": "discard", "card": card}]
@@ -733,7 +740,7 @@ class RummyGame:
         events: list[Event] = []
         if not new.stock:
             self.rebuild_stock(new, events)
-        new.hands[seat].append(new.stock.pop())
+        new.hands[seat] = [*new.hands[seat], new.stock.pop()]
         new.step = PLAY
         events.append({"kind": "drew", "seat": seat, "from": "stock"})
         return new, events
@@ -831,7 +838,9 @@ class RummyGame:
                 f"this turn{self.rules.cite('taken')}"
             )
         new = self._clone(state)
-        new.hands[seat].remove(card)
+        rest = list(new.hands[seat])
+        rest.remove(card)
+        new.hands[seat] = rest
         new.discard.append(card)
         events: list[Event] = [{"kind": "discarded", "seat": seat, "card": card}]
         if not new.hands[seat]:
@@ -855,9 +864,10 @@ class RummyGame:
 
     def _clone(self, state: RummyState) -> RummyState:
         # Melds are frozen and results are never changed once appended, so copying
-        # the containers is enough to keep the original untouched.
+        # the containers is enough to keep the original untouched. A hand is
+        # replaced, never changed in place: the hands nobody touched are shared.
         new = shallow_copy(state)
-        new.hands = [list(h) for h in state.hands]
+        new.hands = list(state.hands)
         new.stock = list(state.stock)
         new.discard = list(state.discard)
         new.melds = list(state.melds)
