@@ -610,7 +610,21 @@ class RemmiDemmi:
     def _shared_view(self, state: RemmiDemmiState, sending: bool) -> View:
         playing = state.phase == PLAYING
         offer_of = {o.seat: o for o in state.offers}
-        claim_of = {c.seat: c for c in state.claims}
+        claimed = {c.seat: c.point_man for c in state.claims}
+        hands, scores, peeked = state.hands, state.scores, state.peeked
+        seats = []
+        for s in range(state.players):
+            offer = offer_of.get(s)
+            seats.append({
+                "seat": s,
+                "hand_count": len(hands[s]),
+                "score": scores[s],
+                "melds": [],
+                "claimed": claimed.get(s),
+                "offer": None if offer is None else len(offer.cards),
+                "offer_to": None if offer is None else offer.to,
+                "peeked": peeked[s],
+            })
         speed = state.speed or state.options["speed"]
         return {
             "game": self.name,
@@ -620,19 +634,7 @@ class RemmiDemmi:
             "turn": None,
             "deal": state.deal,
             "rounds": state.options["rounds"],
-            "seats": [
-                {
-                    "seat": s,
-                    "hand_count": len(state.hands[s]),
-                    "score": state.scores[s],
-                    "melds": [],
-                    "claimed": claim_of[s].point_man if s in claim_of else None,
-                    "offer": len(offer_of[s].cards) if s in offer_of else None,
-                    "offer_to": offer_of[s].to if s in offer_of else None,
-                    "peeked": state.peeked[s],
-                }
-                for s in range(state.players)
-            ],
+            "seats": seats,
             "melds": [],
             "stock_count": 0,
             "discard": [],
