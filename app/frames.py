@@ -103,10 +103,12 @@ def change_messages(change: Change) -> list[tuple[str, bytes]]:
     head = b"%d\n" % version
     if change.events:
         head += b"".join([
-            wire(dumps({"type": "event", "room": room_id, "version": version, "event": event}))
+            wire(orjson.dumps({"type": "event", "room": room_id, "version": version,
+                               "event": event}))
             for event in change.events
         ])
-    state_head = b'{"type":"state","room":%s,"version":%d,"view":' % (dumps(room_id), version)
+    state_head = b'{"type":"state","room":%s,"version":%d,"view":' % (
+        orjson.dumps(room_id), version)
     shared = orjson.dumps(change.shared)
     # What follows an own part's members: the shared part's, then the view's
     # and the frame's closing braces.

@@ -667,11 +667,7 @@ class RemmiDemmi:
             return {"you": None, "my_offer": None, "my_claim": None, "trades": [], "locked": []}
         if sending:
             return _own_json(state, seat)
-        trades = _trades_shown(state, seat)
-        view = _own_basics(state, seat)
-        view["trades"] = [_trade_view(t, seat) for t in trades]
-        view["locked"] = sorted(locked_cards(state, seat))
-        return view
+        return _own_part(state, seat, [_trade_view(t, seat) for t in _trades_shown(state, seat)])
 
     def to_act(self, state: RemmiDemmiState) -> list[int]:
         if state.phase != PLAYING:
@@ -831,9 +827,10 @@ def _hidden(state: RemmiDemmiState, seat: int) -> bool:
     return not state.revealed and not state.peeked[seat]
 
 
-def _own_basics(state: RemmiDemmiState, seat: int) -> View:
-    """``seat``'s own part of the view, but for its trades and locked cards
-    (RD-12: what it received in trades still returnable, all of them shown)."""
+def _own_part(state: RemmiDemmiState, seat: int, trades: Any) -> View:
+    """``seat``'s own part of the view, its trades given as they are to go out
+    (views, or their JSON). ``locked`` (RD-12): what it received in trades
+    still returnable, all of them shown."""
     mine, claim = _offer_of(state, seat), _claim_of(state, seat)
     hidden = _hidden(state, seat)
     return {
@@ -846,12 +843,14 @@ def _own_basics(state: RemmiDemmiState, seat: int) -> View:
         "my_claim": None if claim is None else {
             "cards": list(claim.cards), "aside": list(claim.aside), "points": claim.point_man,
         },
+        "trades": trades,
+        "locked": sorted(locked_cards(state, seat)),
     }
 
 
 def _mark_changes(old: RemmiDemmiState, new: RemmiDemmiState) -> None:
     """Gives ``new`` a new mark for each seat whose own part of the view may
-    differ from its part in ``old``: what :func:`_own_basics` and
+    differ from its part in ``old``: what :func:`_own_part` and
     :func:`_trades_shown` read of the seat (its hand, offer, claim, trades,
     whether its hand is hidden). All of it is replaced, never changed in
     place, so "the same" is "the same objects"; only trades from
@@ -912,10 +911,8 @@ def _own_json(state: RemmiDemmiState, seat: int) -> bytes:
         known = {} if last is None else {
             id(t): data for t, data in zip(last.trades, last.trades_json, strict=True)}
         trades_json = [known.get(id(t)) or orjson.dumps(_trade_view(t, seat)) for t in trades]
-    view = _own_basics(state, seat)
-    view["trades"] = orjson.Fragment(b"[" + b",".join(trades_json) + b"]")
-    view["locked"] = sorted(locked_cards(state, seat))
-    own = orjson.dumps(view)
+    own = orjson.dumps(_own_part(state, seat,
+                                 orjson.Fragment(b"[" + b",".join(trades_json) + b"]")))
     state.own_sent[seat] = _OwnJson(mark, trades, trades_json, own)
     return own
 
