@@ -268,9 +268,7 @@ class RoomRegistry:
     async def drop_local(self, room_id: str) -> None:
         """Stops running a room here (its lease was lost: it lives elsewhere now)."""
         actor = self.rooms.pop(room_id, None)
-        self._pending.pop(room_id, None)
-        self._saved_log.pop(room_id, None)
-        self._snapshotted.pop(room_id, None)
+        self._forget(room_id)
         if actor is not None:
             await actor.stop()
             await self._stop_hosting(actor.core)
@@ -314,6 +312,7 @@ class RoomRegistry:
             log.warning("room_fenced", extra={"fields": {"room": room_id}})
             if self.rooms.pop(room_id, None) is not None:
                 self._background(self._stop_hosting(core))
+            self._forget(room_id)
             return False
         self._saved_log[room_id] = len(core.action_log)
         if full:
@@ -368,7 +367,10 @@ class RoomRegistry:
     async def _sweep_forever(self) -> None:
         while True:
             await asyncio.sleep(60)
-            await self.sweep(now_ms())
+            try:
+                await self.sweep(now_ms())
+            except Exception:  # one bad sweep must not end the sweeping
+                log.exception("room sweep failed")
 
     async def sweep(self, now: int) -> None:
         """Drops rooms nobody is in that have been idle too long (finished or abandoned)."""
@@ -383,13 +385,22 @@ class RoomRegistry:
             if core.status == "waiting":
                 core.status = "abandoned"
                 self._background(self.store.set_room_status(room_id, "abandoned"))
-            await self._commit(core)  # saved as inactive: nobody takes it over
+            kept = await self._commit(core)  # saved as inactive: nobody takes it over
             await actor.stop()
-            del self.rooms[room_id]
+            if not kept:
+                # Fenced: another process owns the room now, and _commit has
+                # already let it go here (the lease is not ours to release).
+                continue
+            self.rooms.pop(room_id, None)
             await self._stop_hosting(core)
-            self._statuses.pop(room_id, None)
-            self._saved_log.pop(room_id, None)
-            self._snapshotted.pop(room_id, None)
+            self._forget(room_id)
             if self.cluster is not None:
                 await self.cluster.release(room_id)
             log.info("room_evicted", extra={"fields": {"room": room_id, "status": core.status}})
+
+    def _forget(self, room_id: str) -> None:
+        """Drops what the registry kept about a room it no longer runs."""
+        self._pending.pop(room_id, None)
+        self._statuses.pop(room_id, None)
+        self._saved_log.pop(room_id, None)
+        self._snapshotted.pop(room_id, None)

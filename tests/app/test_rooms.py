@@ -1,0 +1,87 @@
+"""The room registry's eviction: rooms nobody is in leave memory, and a room
+that moved to another process meanwhile is let go without a fuss.
+
+These run the registry in the test's own event loop on the real parts: a
+SQLite store and the journal, or a Cluster on a real Redis.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from app.broker import MemoryBroker, RedisBroker
+from app.cluster import Cluster
+from app.rooms import RoomRegistry, now_ms
+from app.settings import Settings
+from app.snapshots import JournalSnapshots, rooms_file
+from app.store import Store
+from engine.games import find_game
+from tests.app.test_ws_integration import redis_url_or_skip
+
+GAME = find_game("basic_rummy")
+assert GAME is not None
+IDLE_S = 60
+LATER = now_ms() + 2 * IDLE_S * 1000
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    s = Store(f"sqlite:///{tmp_path / 'kartu.db'}")
+    await s.start()
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+async def test_an_idle_waiting_room_is_abandoned_and_leaves_memory(
+        store: Store, tmp_path: Path) -> None:
+    broker = MemoryBroker()
+    await broker.start()
+    snapshots = JournalSnapshots(rooms_file(str(tmp_path / "kartu.db")))
+    registry = RoomRegistry(Settings(room_idle_s=IDLE_S), broker, store, snapshots)
+    await registry.start()
+    try:
+        idle = (await registry.create(GAME, 2, {}, None)).core.room_id
+        await registry.sweep(now_ms())  # not idle long enough yet
+        assert registry.get(idle) is not None
+        await registry.sweep(LATER)
+        assert registry.get(idle) is None and idle not in registry.rooms
+        assert await snapshots.active_rooms() == []  # nothing to resume on restart
+    finally:
+        await registry.close()  # waits for the registry's writes in the background
+        await broker.close()
+    record = await store.room(idle)
+    assert record is not None and record.status == "abandoned"
+
+
+async def test_a_sweep_lets_go_of_a_room_that_moved_to_another_process(
+        store: Store) -> None:
+    url = redis_url_or_skip()
+    broker = RedisBroker(url)
+    await broker.start()
+    cluster = Cluster(url, f"t{secrets.token_hex(4)}", broker)
+    registry = RoomRegistry(Settings(room_idle_s=IDLE_S), broker, store, cluster.snapshots,
+                            cluster)
+    await registry.start()
+    try:
+        moved = (await registry.create(GAME, 2, {}, None)).core.room_id
+        stays = (await registry.create(GAME, 2, {}, None)).core.room_id
+        # Another process holds the room now (as after a pause longer than the lease).
+        await cluster.redis.set(cluster.keys.lease(moved), "elsewhere")
+        await registry.sweep(LATER)
+        assert moved not in registry.rooms and stays not in registry.rooms
+        # The other process keeps its lease, and the room's save is its own.
+        assert await cluster.owner(moved) == "elsewhere"
+        assert await cluster.owner(stays) is None
+        await registry.sweep(LATER)  # and the next sweep has nothing left to do
+    finally:
+        await registry.close()
+        await broker.close()
+        keys = [key async for key in cluster.redis.scan_iter(match=cluster.keys.prefix + "*")]
+        if keys:
+            await cluster.redis.delete(*keys)
