@@ -203,6 +203,10 @@ class RoomCore:
     # Replies to the latest commands that carried an id (oldest first).
     recent: dict[str, Any] = field(default_factory=dict)
     _public_options: dict[str, Any] | None = field(default=None, init=False, repr=False)
+    # What every view shows of the room itself (see _room_facts), and the
+    # room_changes and status it was made at.
+    _facts: tuple[int, str, list[dict[str, Any]], dict[str, Any]] | None = field(
+        default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -279,6 +283,7 @@ class RoomCore:
             shared, own = self._waiting_view_parts(seats)
         else:
             shared, own = self.game.view_parts(self.state, seats)
+        seat_facts, room = self._room_facts()
         merged: set[int] = set()  # a seat list in several views is merged once
         for part in (shared, *own.values()):
             if not isinstance(part, dict):
@@ -287,19 +292,28 @@ class RoomCore:
             if seat_list is None or id(seat_list) in merged:
                 continue
             merged.add(id(seat_list))
-            for entry, seat_info in zip(seat_list, self.seats, strict=True):
-                entry["name"] = seat_info.name
-                entry["bot"] = seat_info.bot
-                entry["connected"] = seat_info.bot or bool(seat_info.connections)
-                entry["away"] = seat_info.away
-        shared["room"] = {
-            "id": self.room_id, "status": self.status, "owner_id": self.owner_id,
-            "spectators": self.spectators, "seats": self.seat_count,
-            "options": self.public_options, "private": self.private,
-        }
+            for entry, facts in zip(seat_list, seat_facts, strict=True):
+                entry.update(facts)
+        shared["room"] = room
         shared["turn_deadline"] = self.turn_deadline
         shared["server_time"] = now
         return shared, own
+
+    def _room_facts(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """What the views show of the room itself: each seat's facts (merged
+        into the game's seat list) and the ``room`` object. Made again only
+        when the room changed, not the game: everything they read changes
+        only with a change counted in :attr:`room_changes` (or the status).
+        Views share them: read, never change them."""
+        facts = self._facts
+        if facts is None or facts[0] != self.room_changes or facts[1] != self.status:
+            seat_facts = [{"name": s.name, "bot": s.bot, "connected": s.bot or bool(s.connections),
+                           "away": s.away} for s in self.seats]
+            room = {"id": self.room_id, "status": self.status, "owner_id": self.owner_id,
+                    "spectators": self.spectators, "seats": self.seat_count,
+                    "options": self.public_options, "private": self.private}
+            facts = self._facts = (self.room_changes, self.status, seat_facts, room)
+        return facts[2], facts[3]
 
     def _waiting_view_parts(self, seats: list[int | None]
                             ) -> tuple[View, dict[int | None, View]]:

@@ -205,10 +205,21 @@ def room_facts(room: RoomCore) -> tuple[Any, ...]:
         (s.player_id, s.name, s.bot, s.away, sorted(s.connections)) for s in room.seats])
 
 
+def shows_the_room_as_it_is(room: RoomCore, now: int) -> bool:
+    """Whether a view shows the room's seats and facts as they are now (the
+    views keep them from one room change to the next)."""
+    view = room.view_for(None, now)
+    return view["room"]["status"] == room.status and \
+        view["room"]["spectators"] == room.spectators and [
+            (v["name"], v["bot"], v["connected"], v["away"]) for v in view["seats"]] == [
+            (s.name, s.bot, s.bot or bool(s.connections), s.away) for s in room.seats]
+
+
 def test_every_change_to_the_room_itself_counts_in_room_changes() -> None:
     # The registry saves only new log entries while room_changes stands
     # still: a change to seats, watchers, away or status it missed would be
-    # lost by a room resumed from its snapshot.
+    # lost by a room resumed from its snapshot, and the views would show
+    # the room as it was.
     room, _ = make_room(3, turn_clock_s=1, bot_delay_ms=0)
     steps: list[tuple[str, Any]] = [
         ("join ana", lambda now: room.handle(Join("ana", "Ana", "player", conn="a1"), now)),
@@ -224,6 +235,7 @@ def test_every_change_to_the_room_itself_counts_in_room_changes() -> None:
         before, counted = room_facts(room), room.room_changes
         step(now)
         assert (room_facts(room) != before) <= (room.room_changes != counted)
+        assert shows_the_room_as_it_is(room, now)
         now += 1
     # Then play on, with the turn clock making Ana away and her moves bringing
     # her back, a dropped connection, and a finished match at the end.
@@ -241,6 +253,7 @@ def test_every_change_to_the_room_itself_counts_in_room_changes() -> None:
         if moves == 500:
             room.drop_connections(lambda conn: conn != "w1", now)
         assert (room_facts(room) != before) <= (room.room_changes != counted), moves
+        assert shows_the_room_as_it_is(room, now), moves
         moves += 1
     assert room.status == "finished"
 
