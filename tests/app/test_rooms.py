@@ -25,7 +25,11 @@ from tests.app.test_ws_integration import redis_url_or_skip
 GAME = find_game("basic_rummy")
 assert GAME is not None
 IDLE_S = 60
-LATER = now_ms() + 2 * IDLE_S * 1000
+
+
+def later() -> int:
+    """A moment when every room made so far has been idle long enough to go."""
+    return now_ms() + 2 * IDLE_S * 1000
 
 
 @pytest.fixture
@@ -49,7 +53,7 @@ async def test_an_idle_waiting_room_is_abandoned_and_leaves_memory(
         idle = (await registry.create(GAME, 2, {}, None)).core.room_id
         await registry.sweep(now_ms())  # not idle long enough yet
         assert registry.get(idle) is not None
-        await registry.sweep(LATER)
+        await registry.sweep(later())
         assert registry.get(idle) is None and idle not in registry.rooms
         assert await snapshots.active_rooms() == []  # nothing to resume on restart
     finally:
@@ -73,12 +77,12 @@ async def test_a_sweep_lets_go_of_a_room_that_moved_to_another_process(
         stays = (await registry.create(GAME, 2, {}, None)).core.room_id
         # Another process holds the room now (as after a pause longer than the lease).
         await cluster.redis.set(cluster.keys.lease(moved), "elsewhere")
-        await registry.sweep(LATER)
+        await registry.sweep(later())
         assert moved not in registry.rooms and stays not in registry.rooms
         # The other process keeps its lease, and the room's save is its own.
         assert await cluster.owner(moved) == "elsewhere"
         assert await cluster.owner(stays) is None
-        await registry.sweep(LATER)  # and the next sweep has nothing left to do
+        await registry.sweep(later())  # and the next sweep has nothing left to do
     finally:
         await registry.close()
         await broker.close()
