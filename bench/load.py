@@ -120,6 +120,40 @@ def run_queue_wait_s(pid: int) -> float:
     return total / 1e9
 
 
+# A fixed piece of pure Python: how long it takes says how fast the core is.
+# The mean of twenty short runs (about half a second): a shared machine's
+# speed moves by half from one second to the next, and one run catches a
+# moment, not a phase.
+_SPEED_PROBE = """
+import statistics, time
+def once():
+    t = time.perf_counter()
+    s = 0
+    for i in range(500_000):
+        s += i
+    return time.perf_counter() - t
+print(statistics.mean(once() for _ in range(20)))
+"""
+
+
+# Fixed-loop readings further apart than this make a run's ratios suspect.
+SPEED_DRIFT = 1.15
+
+
+def machine_speed_ms(core: int | None) -> float | None:
+    """Milliseconds a fixed loop of pure Python takes on ``core`` now (lower
+    is faster), or None if it could not be run. A shared machine's speed can
+    drift by half from one minute to the next; kartu and the baseline are
+    measured one after the other, so a ratio is only as good as their two
+    readings are alike."""
+    try:
+        done = subprocess.run(pinned(core, [sys.executable, "-c", _SPEED_PROBE]),
+                              capture_output=True, text=True, timeout=30, check=True)
+        return float(done.stdout) * 1000
+    except (subprocess.SubprocessError, OSError, ValueError):
+        return None
+
+
 def pinned(core: int | None, argv: list[str]) -> list[str]:
     if core is None or shutil.which("taskset") is None:
         return argv
@@ -260,6 +294,12 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
         await gen.start()
         await memory("started")
 
+    # The machine's speed, read now and again after the window on the
+    # generator's core, which is idle then (this process only waits): a
+    # server may still be busy with its own work on its core, and would be
+    # read as a slow machine.
+    _, speed_core = cores(plan.processes)
+    speed = [await asyncio.to_thread(machine_speed_ms, speed_core)]
     gen.activate()
     await asyncio.sleep(plan.warmup)
     spy = start_profiler(plan, servers[0]) if kind == "kartu" else None
@@ -277,6 +317,8 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
     own_waited = run_queue_wait_s(os.getpid()) - own_wait0
     rss["end"] = [s.rss_kb() for s in servers]
     await gen.stop()
+    await asyncio.sleep(1)  # what the server still had queued is done
+    speed.append(await asyncio.to_thread(machine_speed_ms, speed_core))
     await gen.close(30 + gen.connections / 200)
     if spy is not None:
         try:
@@ -321,6 +363,9 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
         "server_disconnects": sum(st.server_closes.values()),
         "close_codes": dict(st.server_closes),
         "window_s": elapsed,
+        "speed_probe_ms": (None if None in speed
+                           else sum(x for x in speed if x is not None) / len(speed)),
+        "speed_probes_ms": speed,  # before the warm-up, after the window
     })
     if plan.shape == "idle":
         total = {k: sum(v) for k, v in rss.items()}
@@ -500,6 +545,7 @@ LOAD_FIGURES = [
     ("generator_cpu_pct", "generator CPU", "%", 0),
     ("server_wait_pct", "server waiting for its core", "%", 0),
     ("generator_wait_pct", "generator waiting for its core", "%", 0),
+    ("speed_probe_ms", "a fixed Python loop, between windows", "ms", 0),
     ("mean_state_bytes", "state frame size", "B", 0),
     ("server_rss_mb", "server RSS (largest process)", "MB", 1),
     ("skipped_beats", "trader beats skipped", "", 0),
@@ -823,6 +869,11 @@ def main(argv: list[str] | None = None) -> int:
             baseline = result if isinstance(result, dict) else None
             if plan.shape != "idle":
                 notes.append(f"baseline views padded with {pad} bytes to kartu's mean state size")
+            drift = ratio(kartu.get("speed_probe_ms"), (baseline or {}).get("speed_probe_ms"))
+            if drift is not None and not 1 / SPEED_DRIFT <= drift <= SPEED_DRIFT:
+                notes.append(f"the machine's speed moved between the two sides (the fixed "
+                             f"loop took {drift:.2f}x as long around kartu's window): this "
+                             f"run's ratios are suspect; take the median of several runs")
     report(plan, kartu, baseline, notes, args.json)
     if plan.profile is not None and plan.profile.exists():
         print("\n".join(profile_summary(plan.profile)))

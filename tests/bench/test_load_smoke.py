@@ -22,7 +22,7 @@ FIGURE_KEYS = {"kind", "shape", "figure", "label", "unit", "kartu", "baseline", 
 SUMMARY_KEYS = {"connections", "rooms", "processes", "actions_per_s", "views_per_s",
                 "own_p50_ms", "own_p99_ms", "own_p999_ms", "others_p50_ms", "others_p99_ms",
                 "others_p999_ms", "cpu_us_per_action", "server_rss_mb", "errors",
-                "server_disconnects"}
+                "server_disconnects", "speed_probe_ms"}
 
 
 def run_load(shape: str, out: Path) -> list[dict[str, Any]]:
@@ -50,6 +50,8 @@ def test_a_quick_run_reports_every_figure(shape: str, tmp_path: Path) -> None:
     assert kartu["errors"] == 0, kartu["error_codes"]
     assert kartu["server_disconnects"] == 0, kartu["close_codes"]
     assert baseline["errors"] == 0 and baseline["server_disconnects"] == 0
+    # The machine's speed was read around both windows, on the servers' core.
+    assert kartu["speed_probe_ms"] > 0 and baseline["speed_probe_ms"] > 0
     if shape == "turn":
         assert kartu["actions_per_s"] > 0 and kartu["samples_own"] > 0
         assert kartu["samples_others"] > 0
