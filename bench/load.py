@@ -46,6 +46,7 @@ import secrets
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -329,6 +330,7 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
 
     st = gen.stats
     conns, rooms = gen.connections, plan.rooms
+    probes = [reading for reading in speed if reading is not None]
     figures.update({
         "offered_rate": plan.rate if plan.shape != "idle" else 0,
         "actions_per_s": st.actions / elapsed,
@@ -363,8 +365,7 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
         "server_disconnects": sum(st.server_closes.values()),
         "close_codes": dict(st.server_closes),
         "window_s": elapsed,
-        "speed_probe_ms": (None if None in speed
-                           else sum(x for x in speed if x is not None) / len(speed)),
+        "speed_probe_ms": statistics.mean(probes) if len(probes) == len(speed) else None,
         "speed_probes_ms": speed,  # before the warm-up, after the window
     })
     if plan.shape == "idle":

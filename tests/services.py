@@ -3,7 +3,8 @@
 A missing service skips such tests, unless ``KARTU_REQUIRE_SERVICES=1``
 (as in CI), where it fails them instead.
 
-PostgreSQL tests get a database of their own from
+:func:`running_store` is a started :class:`app.store.Store` for a test's
+database URL, closed afterwards. PostgreSQL tests get a database of their own from
 :func:`fresh_postgres_database`: created on the server named by
 ``TEST_POSTGRES_URL`` (default ``postgresql://postgres@127.0.0.1:5432/test``)
 under a random name, and dropped afterwards, so parallel runs never meet.
@@ -26,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
 from app.db import async_url
+from app.store import Store
 
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 CONNECT_TIMEOUT_S = 5.0
@@ -103,3 +105,14 @@ async def fresh_postgres_database() -> AsyncIterator[str]:
                 await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     finally:
         await admin.dispose()
+
+
+@asynccontextmanager
+async def running_store(url: str) -> AsyncIterator[Store]:
+    """A started Store on ``url``, closed when the block ends."""
+    store = Store(url)
+    await store.start()
+    try:
+        yield store
+    finally:
+        await store.close()

@@ -39,7 +39,7 @@ from engine.replay import replay
 from engine.rng import Rng, derive_seed
 from engine.room import Act, Snapshot
 from tests.conftest import LiveServer
-from tests.services import fresh_postgres_database
+from tests.services import fresh_postgres_database, running_store
 from tests.wsclient import Client, new_guest
 
 DAY = dt.date(2024, 5, 1)
@@ -172,13 +172,8 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
             async with fresh_postgres_database() as pg:
                 yield pg
 
-    async with url() as database_url:
-        s = Store(database_url)
-        await s.start()
-        try:
-            yield s
-        finally:
-            await s.close()
+    async with url() as database_url, running_store(database_url) as s:
+        yield s
 
 
 async def add_entry(store: Store, game: str, name: str, score: int | None, *,

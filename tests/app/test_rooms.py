@@ -21,6 +21,7 @@ from app.snapshots import JournalSnapshots, rooms_file
 from app.store import Store
 from engine.games import find_game
 from tests.app.test_ws_integration import redis_url_or_skip
+from tests.services import running_store
 
 GAME = find_game("basic_rummy")
 assert GAME is not None
@@ -34,12 +35,8 @@ def later() -> int:
 
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    s = Store(f"sqlite:///{tmp_path / 'kartu.db'}")
-    await s.start()
-    try:
+    async with running_store(f"sqlite:///{tmp_path / 'kartu.db'}") as s:
         yield s
-    finally:
-        await s.close()
 
 
 async def test_an_idle_waiting_room_is_abandoned_and_leaves_memory(

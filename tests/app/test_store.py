@@ -22,7 +22,7 @@ from app.store import (
     Store,
     token_hash,
 )
-from tests.services import fresh_postgres_database
+from tests.services import fresh_postgres_database, running_store
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -30,20 +30,11 @@ T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
     if request.param == "sqlite":
-        s = Store(f"sqlite:///{tmp_path / 'data' / 'kartu.db'}")
-        await s.start()
-        try:
+        async with running_store(f"sqlite:///{tmp_path / 'data' / 'kartu.db'}") as s:
             yield s
-        finally:
-            await s.close()
     else:
-        async with fresh_postgres_database() as url:
-            s = Store(url)
-            await s.start()
-            try:
-                yield s
-            finally:
-                await s.close()
+        async with fresh_postgres_database() as url, running_store(url) as s:
+            yield s
 
 
 def room(room_id: str = "r1", **changes: object) -> RoomRecord:
@@ -133,16 +124,12 @@ async def test_data_survives_a_restart(tmp_path: Path) -> None:
 
 
 async def test_sqlite_pragmas(tmp_path: Path) -> None:
-    s = Store(f"sqlite:///{tmp_path / 'kartu.db'}")
-    await s.start()
-    try:
+    async with running_store(f"sqlite:///{tmp_path / 'kartu.db'}") as s:
         assert s.dialect == "sqlite"
         async with s.engine.connect() as conn:
             assert (await conn.execute(text("PRAGMA journal_mode"))).scalar() == "wal"
             assert (await conn.execute(text("PRAGMA foreign_keys"))).scalar() == 1
             assert (await conn.execute(text("PRAGMA busy_timeout"))).scalar() == 5000
-    finally:
-        await s.close()
 
 
 # -- players ---------------------------------------------------------------------

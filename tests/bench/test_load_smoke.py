@@ -50,7 +50,7 @@ def test_a_quick_run_reports_every_figure(shape: str, tmp_path: Path) -> None:
     assert kartu["errors"] == 0, kartu["error_codes"]
     assert kartu["server_disconnects"] == 0, kartu["close_codes"]
     assert baseline["errors"] == 0 and baseline["server_disconnects"] == 0
-    # The machine's speed was read around both windows, on the servers' core.
+    # The machine's speed was read around both windows.
     assert kartu["speed_probe_ms"] > 0 and baseline["speed_probe_ms"] > 0
     if shape == "turn":
         assert kartu["actions_per_s"] > 0 and kartu["samples_own"] > 0
