@@ -170,6 +170,18 @@ class Snapshot:
 Command = Join | Leave | AddBot | Start | Act | Snapshot
 
 
+@dataclass(slots=True)
+class _RoomFacts:
+    """What a room's views show of the room itself, and who is sent its changes:
+    made once per change to the room (:meth:`RoomCore._room_facts`)."""
+
+    room_changes: int
+    status: str
+    seats: list[dict[str, Any]]  # per seat: name, bot, connected, away
+    room: dict[str, Any]  # the views' ``room`` object
+    audiences: list[int | None]  # connected seats, then None if anyone watches
+
+
 @dataclass
 class RoomCore:
     """A room's whole state and the rules for changing it. Synchronous; ``now`` in ms."""
@@ -203,10 +215,9 @@ class RoomCore:
     # Replies to the latest commands that carried an id (oldest first).
     recent: dict[str, Any] = field(default_factory=dict)
     _public_options: dict[str, Any] | None = field(default=None, init=False, repr=False)
-    # What every view shows of the room itself (see _room_facts), and the
-    # room_changes and status it was made at.
-    _facts: tuple[int, str, list[dict[str, Any]], dict[str, Any]] | None = field(
-        default=None, init=False, repr=False)
+    # What every view shows of the room itself and who is sent changes (see
+    # _room_facts), and the room_changes and status they were made at.
+    _facts: _RoomFacts | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -283,7 +294,7 @@ class RoomCore:
             shared, own = self._waiting_view_parts(seats)
         else:
             shared, own = self.game.view_parts(self.state, seats)
-        seat_facts, room = self._room_facts()
+        room_facts = self._room_facts()
         merged: set[int] = set()  # a seat list in several views is merged once
         for part in (shared, *own.values()):
             if not isinstance(part, dict):
@@ -292,28 +303,37 @@ class RoomCore:
             if seat_list is None or id(seat_list) in merged:
                 continue
             merged.add(id(seat_list))
-            for entry, facts in zip(seat_list, seat_facts, strict=True):
+            for entry, facts in zip(seat_list, room_facts.seats, strict=True):
                 entry.update(facts)
-        shared["room"] = room
+        shared["room"] = room_facts.room
         shared["turn_deadline"] = self.turn_deadline
         shared["server_time"] = now
         return shared, own
 
-    def _room_facts(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """What the views show of the room itself: each seat's facts (merged
-        into the game's seat list) and the ``room`` object. Made again only
-        when the room changed, not the game: everything they read changes
-        only with a change counted in :attr:`room_changes` (or the status).
-        Views share them: read, never change them."""
+    def _room_facts(self) -> _RoomFacts:
+        """What the views show of the room itself (each seat's facts, merged
+        into the game's seat list, and the ``room`` object) and the audiences
+        a change goes to. Made again only when the room changed, not the game:
+        everything they read changes only with a change counted in
+        :attr:`room_changes` (or the status). Views share them: read, never
+        change them."""
         facts = self._facts
-        if facts is None or facts[0] != self.room_changes or facts[1] != self.status:
-            seat_facts = [{"name": s.name, "bot": s.bot, "connected": s.bot or bool(s.connections),
-                           "away": s.away} for s in self.seats]
+        if facts is None or facts.room_changes != self.room_changes \
+                or facts.status != self.status:
+            seats = self.seats
             room = {"id": self.room_id, "status": self.status, "owner_id": self.owner_id,
                     "spectators": self.spectators, "seats": self.seat_count,
                     "options": self.public_options, "private": self.private}
-            facts = self._facts = (self.room_changes, self.status, seat_facts, room)
-        return facts[2], facts[3]
+            audiences: list[int | None] = [s.index for s in seats
+                                           if s.player_id is not None and s.connections]
+            if self.watchers:
+                audiences.append(None)
+            facts = self._facts = _RoomFacts(
+                self.room_changes, self.status,
+                [{"name": s.name, "bot": s.bot, "connected": s.bot or bool(s.connections),
+                  "away": s.away} for s in seats],
+                room, audiences)
+        return facts
 
     def _waiting_view_parts(self, seats: list[int | None]
                             ) -> tuple[View, dict[int | None, View]]:
@@ -544,10 +564,8 @@ class RoomCore:
             self.room_changes += 1
         self.last_activity = now
         self._schedule(now)
-        audiences: list[int | None] = [s.index for s in self.seats
-                                       if s.player_id is not None and s.connections]
-        if self.spectators > 0:
-            audiences.append(None)
+        # The seats with a connection, then the spectators (None) if any.
+        audiences = self._room_facts().audiences
         shared, own = self.view_parts(audiences, now) if audiences else ({}, {})
         self.sink.changed(self, Change(self.room_id, self.version, events, shared, own))
         if self.status == "playing":

@@ -888,6 +888,7 @@ class _OwnJson:
     mark: object  # the seat's own mark when it was made
     trades: list[Trade]
     trades_json: list[bytes]  # each trade's, as the seat sees it
+    trades_array: bytes  # trades_json as one JSON array
     own: bytes
 
 
@@ -906,15 +907,35 @@ def _own_json(state: RemmiDemmiState, seat: int) -> bytes:
     trades = _trades_shown(state, seat)
     if last is not None and len(last.trades) == len(trades) and all(
             map(is_, last.trades, trades)):
-        trades_json = last.trades_json
+        trades_json, array = last.trades_json, last.trades_array
     else:
-        known = {} if last is None else {
-            id(t): data for t, data in zip(last.trades, last.trades_json, strict=True)}
-        trades_json = [known.get(id(t)) or orjson.dumps(_trade_view(t, seat)) for t in trades]
-    own = orjson.dumps(_own_part(state, seat,
-                                 orjson.Fragment(b"[" + b",".join(trades_json) + b"]")))
-    state.own_sent[seat] = _OwnJson(mark, trades, trades_json, own)
+        trades_json = _trades_json(last, trades, seat)
+        array = b"[" + b",".join(trades_json) + b"]"
+    own = orjson.dumps(_own_part(state, seat, orjson.Fragment(array)))
+    state.own_sent[seat] = _OwnJson(mark, trades, trades_json, array, own)
     return own
+
+
+def _trades_json(last: _OwnJson | None, trades: list[Trade], seat: int) -> list[bytes]:
+    """Each of ``trades``' JSON as ``seat`` sees it, reusing what ``last`` made.
+
+    The list shown moves on as a window: the oldest trades leave it, new
+    ones come in at the end, and a trade kept or returned is replaced where
+    it is. So the trades are compared with the last ones in place, from
+    where the first one now shown was; only the ones that differ are made.
+    """
+    if last is None or not trades:
+        return [orjson.dumps(_trade_view(t, seat)) for t in trades]
+    old, old_json = last.trades, last.trades_json
+    first = trades[0]
+    shift = next((at for at, t in enumerate(old) if t is first), 0)
+    out: list[bytes] = []
+    for at, trade in enumerate(trades, start=shift):
+        if at < len(old) and old[at] is trade:
+            out.append(old_json[at])
+        else:
+            out.append(orjson.dumps(_trade_view(trade, seat)))
+    return out
 
 
 def _settle(state: RemmiDemmiState) -> None:
