@@ -99,7 +99,8 @@ class Game(Protocol):
                    ) -> tuple[View, Mapping[int | None, OwnPart]]:
         """The views of several seats as the part they all show and each seat's own,
         as after every change: seat ``s`` sees ``{**shared, **own[s]}``, and
-        no key is in both. What is shared is serialised once for every seat.
+        no key is in both; the seat list (``seats``) is shared. What is
+        shared is serialised once for every seat.
         These views are for sending: an own part may be JSON made already
         (bytes of the object), and a value an ``orjson.Fragment``; to read a
         view, use :meth:`view` or :meth:`views`."""

@@ -295,16 +295,9 @@ class RoomCore:
         else:
             shared, own = self.game.view_parts(self.state, seats)
         room_facts = self._room_facts()
-        merged: set[int] = set()  # a seat list in several views is merged once
-        for part in (shared, *own.values()):
-            if not isinstance(part, dict):
-                continue  # JSON already: the game's own part of a view, with no seat list
-            seat_list = part.get("seats")
-            if seat_list is None or id(seat_list) in merged:
-                continue
-            merged.add(id(seat_list))
-            for entry, facts in zip(seat_list, room_facts.seats, strict=True):
-                entry.update(facts)
+        # The seat list is shown to all, so it is in the shared part only.
+        for entry, facts in zip(shared["seats"], room_facts.seats, strict=True):
+            entry.update(facts)
         shared["room"] = room_facts.room
         shared["turn_deadline"] = self.turn_deadline
         shared["server_time"] = now
@@ -462,7 +455,9 @@ class RoomCore:
         self._emit(now, [{"kind": "started", "players": self.seat_count}])
 
     def _act(self, cmd: Act, now: int) -> None:
-        if cmd.seat is None or self.seat_of(cmd.player_id) != cmd.seat:
+        # The seat the gateway says is the player's (a player has at most one).
+        if cmd.seat is None or cmd.player_id is None or not 0 <= cmd.seat < self.seat_count \
+                or self.seats[cmd.seat].player_id != cmd.player_id:
             raise RoomError("forbidden", "only seated players can act")
         if self.status != "playing":
             raise RoomError("illegal_action", "the game is not being played")
