@@ -52,18 +52,26 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import httpx
 
-from bench.loadgen import Dialect, KartuDialect, LoadGenerator, RawDialect, percentile
+from bench.loadgen import (
+    Dialect,
+    KartuDialect,
+    LoadGenerator,
+    RawDialect,
+    percentile,
+    quiet_collector,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 HARD_CAP_S = 300.0  # the longest measured window
 SETTLE_S = 1.5  # pause before reading memory
+INTERLEAVE_SETTLE_S = 1.0  # load before each slice of an interleaved run, not measured
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -231,6 +239,9 @@ class Plan:
     db_dir: Path | None = None
     profile: Path | None = None
     moves: str = "quick"
+    # Slices of the window each side gets, the two measured in turns; 0: one
+    # window each, kartu's whole run and then the baseline's.
+    slices: int = 0
 
     @property
     def connections(self) -> int:
@@ -251,7 +262,33 @@ def cores(processes: int) -> tuple[list[int | None], int | None]:
     return servers, 1
 
 
-async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> dict[str, Any]:
+@dataclass
+class Window:
+    """What a side's measured time added up to: one window, or the slices of
+    an interleaved run."""
+
+    seconds: float = 0.0
+    server_cpu_s: float = 0.0
+    generator_cpu_s: float = 0.0
+    server_wait_s: float = 0.0
+    generator_wait_s: float = 0.0
+    slices: int = 0
+
+
+@dataclass
+class Side:
+    """One kind of server under load: its processes, its generator, what it measured."""
+
+    kind: str
+    servers: list[Server]
+    gen: LoadGenerator
+    figures: dict[str, Any]
+    rss: dict[str, list[int]]
+    window: Window = field(default_factory=Window)
+
+
+async def set_up_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> Side:
+    """Makes the rooms, connects and joins every client and starts the games; nobody acts yet."""
     dialect: Dialect = (KartuDialect("basic_rummy" if plan.shape != "realtime" else "remmi_demmi",
                                      plan.moves)
                         if kind == "kartu" else RawDialect(pad))
@@ -275,15 +312,14 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
         await warm.close()
 
     gen = generator(plan.rooms, 1)
-    figures: dict[str, Any] = {"connections": gen.connections, "rooms": plan.rooms,
-                               "processes": len(servers)}
-    rss: dict[str, list[int]] = {}
+    side = Side(kind, servers, gen, {"connections": gen.connections, "rooms": plan.rooms,
+                                     "processes": len(servers)}, {})
 
     async def memory(label: str) -> None:
         # Memory per connection and per room is the idle shape's business.
         if plan.shape == "idle":
             await asyncio.sleep(0.3 if plan.quick else SETTLE_S)
-        rss[label] = [s.rss_kb() for s in servers]
+        side.rss[label] = [s.rss_kb() for s in servers]
 
     async with asyncio.timeout(plan.setup_limit_s):
         await gen.prepare()
@@ -294,42 +330,117 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
         await memory("joined")
         await gen.start()
         await memory("started")
+    return side
 
+
+async def measure_slice(side: Side, seconds: float) -> None:
+    """Records ``seconds`` of the side's load (it is acting) into its window."""
+    servers, gen, window = side.servers, side.gen, side.window
+    cpu0 = sum(s.cpu_s() for s in servers)
+    wait0 = [s.waited_s() for s in servers]
+    own_wait0 = run_queue_wait_s(os.getpid())
+    own0, t0 = time.process_time(), time.perf_counter()
+    gen.begin_window(fresh=window.slices == 0)
+    await asyncio.sleep(seconds)
+    gen.end_window()
+    window.seconds += time.perf_counter() - t0
+    window.server_cpu_s += sum(s.cpu_s() for s in servers) - cpu0
+    window.generator_cpu_s += time.process_time() - own0
+    window.server_wait_s += max(s.waited_s() - w for s, w in zip(servers, wait0, strict=True))
+    window.generator_wait_s += run_queue_wait_s(os.getpid()) - own_wait0
+    window.slices += 1
+
+
+async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> dict[str, Any]:
+    """One side on its own: set up, warm up, one measured window, shut down."""
+    side = await set_up_side(kind, plan, servers, pad)
     # The machine's speed, read now and again after the window on the
     # generator's core, which is idle then (this process only waits): a
     # server may still be busy with its own work on its core, and would be
     # read as a slow machine.
     _, speed_core = cores(plan.processes)
     speed = [await asyncio.to_thread(machine_speed_ms, speed_core)]
-    gen.activate()
+    side.gen.activate()
     await asyncio.sleep(plan.warmup)
     spy = start_profiler(plan, servers[0]) if kind == "kartu" else None
-    cpu0 = sum(s.cpu_s() for s in servers)
-    wait0 = [s.waited_s() for s in servers]
-    own_wait0 = run_queue_wait_s(os.getpid())
-    own0, t0 = time.process_time(), time.perf_counter()
-    gen.begin_window()
-    await asyncio.sleep(plan.duration)
-    gen.end_window()
-    elapsed = time.perf_counter() - t0
-    cpu = sum(s.cpu_s() for s in servers) - cpu0
-    own_cpu = time.process_time() - own0
-    waited = max(s.waited_s() - w for s, w in zip(servers, wait0, strict=True))
-    own_waited = run_queue_wait_s(os.getpid()) - own_wait0
-    rss["end"] = [s.rss_kb() for s in servers]
-    await gen.stop()
+    await measure_slice(side, plan.duration)
+    side.rss["end"] = [s.rss_kb() for s in servers]
+    await side.gen.stop()
     await asyncio.sleep(1)  # what the server still had queued is done
     speed.append(await asyncio.to_thread(machine_speed_ms, speed_core))
-    await gen.close(30 + gen.connections / 200)
+    await side.gen.close(30 + side.gen.connections / 200)
     if spy is not None:
         try:
             await asyncio.to_thread(spy.wait, 30)
         except subprocess.TimeoutExpired:
             spy.kill()
             spy.wait(5)
+    return side_figures(side, plan, speed)
 
-    st = gen.stats
-    conns, rooms = gen.connections, plan.rooms
+
+def kartu_pad(stats_bytes: int, views: int) -> int:
+    """The baseline's padding: what makes its views as large as kartu's on average
+    (its own view without padding is about 90 bytes)."""
+    return max(0, int(stats_bytes / views if views else 2000) - 90)
+
+
+async def run_interleaved(plan: Plan, kartu_servers: list[Server], raw_servers: list[Server],
+                          pad: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both sides set up at once and measured in turns, ``plan.slices`` slices
+    each, in the order kartu, baseline, baseline, kartu, kartu, ... (a drift
+    of the machine's speed during the run weighs on both alike).
+
+    While one side acts, the other's clients stay connected and idle. Each
+    slice starts after a second of load that is not measured, and the
+    baseline's padding follows kartu's mean view size as measured so far.
+    """
+    _, speed_core = cores(plan.processes)
+    kartu = await set_up_side("kartu", plan, kartu_servers, 0)
+    # Kartu's warm-up is recorded, for the size of its views: the baseline's padding.
+    kartu.gen.activate()
+    kartu.gen.begin_window()
+    await asyncio.sleep(plan.warmup)
+    kartu.gen.end_window()
+    await kartu.gen.stop()
+    warm = kartu.gen.stats
+    padding = pad if pad is not None else kartu_pad(warm.state_bytes, warm.views)
+    raw = await set_up_side("raw", plan, raw_servers, padding)
+    raw.gen.activate()
+    await asyncio.sleep(plan.warmup)
+    await raw.gen.stop()
+    speed = [await asyncio.to_thread(machine_speed_ms, speed_core)]
+    slice_s = plan.duration / plan.slices
+    for turn in range(plan.slices):
+        for side in ((kartu, raw) if turn % 2 == 0 else (raw, kartu)):
+            if side is raw and pad is None and kartu.gen.stats.views:
+                wanted = kartu_pad(kartu.gen.stats.state_bytes, kartu.gen.stats.views)
+                if abs(wanted - padding) > 0.02 * padding:
+                    padding = wanted
+                    assert isinstance(raw.gen.dialect, RawDialect)
+                    await raw.gen.dialect.repad(raw.gen, padding)
+            # The generator's collector runs now, while nothing is in flight,
+            # and not during the slice (LoadGenerator.begin_window).
+            quiet_collector()
+            side.gen.activate()
+            await asyncio.sleep(INTERLEAVE_SETTLE_S)
+            await measure_slice(side, slice_s)
+            await side.gen.stop()
+    for side in (kartu, raw):
+        side.rss["end"] = [s.rss_kb() for s in side.servers]
+    await asyncio.sleep(1)
+    speed.append(await asyncio.to_thread(machine_speed_ms, speed_core))
+    for side in (kartu, raw):
+        await side.gen.close(30 + side.gen.connections / 200)
+    raw.figures["padding"] = padding
+    return side_figures(kartu, plan, speed), side_figures(raw, plan, speed)
+
+
+def side_figures(side: Side, plan: Plan, speed: list[float | None]) -> dict[str, Any]:
+    """The side's figures from its window(s), its memory readings and the speed probes."""
+    st, window, rss = side.gen.stats, side.window, side.rss
+    elapsed, cpu = window.seconds, window.server_cpu_s
+    figures = side.figures
+    conns, rooms = side.gen.connections, plan.rooms
     probes = [reading for reading in speed if reading is not None]
     figures.update({
         "offered_rate": plan.rate if plan.shape != "idle" else 0,
@@ -350,11 +461,11 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
         "cpu_us_per_action": cpu / st.actions * 1e6 if st.actions else None,
         # What one core would handle if CPU were the only limit: robust on a busy machine.
         "actions_per_core_s": st.actions / cpu if st.actions and cpu > 0 else None,
-        "server_cpu_pct": 100 * cpu / elapsed / len(servers),
-        "generator_cpu_pct": 100 * own_cpu / elapsed,
+        "server_cpu_pct": 100 * cpu / elapsed / len(side.servers),
+        "generator_cpu_pct": 100 * window.generator_cpu_s / elapsed,
         # Ready to run but another process had the core: how shared the machine was.
-        "server_wait_pct": 100 * waited / elapsed,
-        "generator_wait_pct": 100 * own_waited / elapsed,
+        "server_wait_pct": 100 * window.server_wait_s / elapsed,
+        "generator_wait_pct": 100 * window.generator_wait_s / elapsed,
         "server_rss_mb": max(rss["end"]) / 1024,
         "sent": st.sent,
         "refused": st.refused,
@@ -365,13 +476,14 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
         "server_disconnects": sum(st.server_closes.values()),
         "close_codes": dict(st.server_closes),
         "window_s": elapsed,
+        "slices": window.slices,
         "speed_probe_ms": statistics.mean(probes) if len(probes) == len(speed) else None,
         "speed_probes_ms": speed,  # before the warm-up, after the window
     })
     if plan.shape == "idle":
         total = {k: sum(v) for k, v in rss.items()}
         figures["rss_kb_per_conn"] = (total["joined"] - total["rooms"]) / conns
-        if kind == "kartu":
+        if side.kind == "kartu":
             room_kb = (total["rooms"] - total["before"]) + (total["started"] - total["joined"])
             figures["rss_kb_per_room"] = room_kb / rooms
         else:
@@ -476,43 +588,75 @@ def _event_loop_run(work: Callable[[], Any]) -> Any:
     return uvloop.run(work())
 
 
-def measure(kind: str, plan: Plan, tmp: Path, pad: int) -> dict[str, Any] | str:
-    """Starts the servers of one kind, runs the load, stops them. A string: not available."""
+def start_servers(kind: str, plan: Plan, tmp: Path, stack: contextlib.ExitStack
+                  ) -> list[Server]:
+    """Starts the servers of one kind; ``stack`` stops them and cleans up after them."""
     server_cores, _ = cores(plan.processes)
     prefix = f"kartu-bench-{secrets.token_hex(4)}"
     env: dict[str, str] = {}
     if kind == "kartu" and (plan.processes > 1 or plan.redis):
         env = {"REDIS_URL": plan.redis_url, "KARTU_REDIS_PREFIX": prefix}
+        stack.callback(_drop_redis_keys, plan.redis_url, prefix)
     side = tmp / kind
     side.mkdir()
     db_dir = None
     if plan.db_dir is not None:
         db_dir = Path(tempfile.mkdtemp(prefix="kartu-load-db-", dir=plan.db_dir))
+        stack.callback(shutil.rmtree, db_dir, ignore_errors=True)
     servers: list[Server] = []
-    try:
-        for core in server_cores:
-            servers.append(start_server(kind, side, core, env, db_dir, plan.compression))
-        if kind == "kartu" and plan.shape == "realtime":
-            games = _event_loop_run(lambda: games_listed(servers[0].url))
-            if "remmi_demmi" not in games:
-                return "not available: the server does not list remmi_demmi in /api/games"
+    for core in server_cores:
+        server = start_server(kind, side, core, env, db_dir, plan.compression)
+        stack.callback(server.stop)
+        servers.append(server)
+    return servers
+
+
+def unavailable(kind: str, plan: Plan, servers: list[Server]) -> str | None:
+    if kind == "kartu" and plan.shape == "realtime":
+        games = _event_loop_run(lambda: games_listed(servers[0].url))
+        if "remmi_demmi" not in games:
+            return "not available: the server does not list remmi_demmi in /api/games"
+    return None
+
+
+def count_exits(figures: dict[str, Any], servers: list[Server]) -> dict[str, Any]:
+    """A server that died during the run counts as an error."""
+    for server in servers:
+        if server.process.poll() is not None:
+            figures["errors"] += 1
+            figures["error_codes"]["server_exited"] = 1
+    return figures
+
+
+def measure(kind: str, plan: Plan, tmp: Path, pad: int) -> dict[str, Any] | str:
+    """Starts the servers of one kind, runs the load, stops them. A string: not available."""
+    with contextlib.ExitStack() as stack:
+        servers = start_servers(kind, plan, tmp, stack)
+        reason = unavailable(kind, plan, servers)
+        if reason is not None:
+            return reason
 
         async def work() -> dict[str, Any]:
             return await run_side(kind, plan, servers, pad)
 
-        figures: dict[str, Any] = _event_loop_run(work)
-        for server in servers:
-            if server.process.poll() is not None:
-                figures["errors"] += 1
-                figures["error_codes"]["server_exited"] = 1
-        return figures
-    finally:
-        for server in servers:
-            server.stop()
-        if db_dir is not None:
-            shutil.rmtree(db_dir, ignore_errors=True)
-        if env:
-            _drop_redis_keys(plan.redis_url, prefix)
+        return count_exits(_event_loop_run(work), servers)
+
+
+def measure_interleaved(plan: Plan, tmp: Path, pad: int | None
+                        ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    """Starts both kinds of servers, runs the load on them in turns (:func:`run_interleaved`)."""
+    with contextlib.ExitStack() as stack:
+        kartu = start_servers("kartu", plan, tmp, stack)
+        reason = unavailable("kartu", plan, kartu)
+        if reason is not None:
+            return reason
+        raw = start_servers("raw", plan, tmp, stack)
+
+        async def work() -> tuple[dict[str, Any], dict[str, Any]]:
+            return await run_interleaved(plan, kartu, raw, pad)
+
+        kartu_figures, raw_figures = _event_loop_run(work)
+        return count_exits(kartu_figures, kartu), count_exits(raw_figures, raw)
 
 
 def _drop_redis_keys(url: str, prefix: str) -> None:
@@ -741,6 +885,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", type=Path,
                         help="record kartu with py-spy during the window (collapsed stacks)")
     parser.add_argument("--no-baseline", action="store_true", help="kartu only")
+    parser.add_argument("--slices", type=int, default=4,
+                        help="both servers up at once, measured in turns: the window split "
+                             "into this many slices each (default 4; --quick: 2)")
+    parser.add_argument("--sequential", action="store_true",
+                        help="kartu's whole run, then the baseline's (implied by --profile, "
+                             "--no-baseline and the idle shape)")
     parser.add_argument("--json", type=Path, help="append JSON lines to this file")
     parser.add_argument("--quick", action="store_true", help="a smoke run: seconds, few rooms")
     return parser.parse_args(argv)
@@ -776,7 +926,9 @@ def make_plan(args: argparse.Namespace) -> Plan:
                 think_ms=args.think_ms, duration=duration, warmup=min(warmup, 30.0),
                 processes=args.processes, redis=args.redis, redis_url=args.redis_url,
                 spread=args.spread, compression=None if args.compression == "none" else "deflate",
-                quick=args.quick, db_dir=args.db_dir, profile=args.profile, moves=args.moves)
+                quick=args.quick, db_dir=args.db_dir, profile=args.profile, moves=args.moves,
+                slices=0 if (args.sequential or args.no_baseline or args.profile is not None
+                             or shape == "idle") else max(1, 2 if args.quick else args.slices))
 
 
 def redis_reachable(url: str) -> bool:
@@ -852,8 +1004,14 @@ def main(argv: list[str] | None = None) -> int:
             out.write(json.dumps(header) + "\n")
     with tempfile.TemporaryDirectory(prefix="kartu-load-") as tmpdir:
         tmp = Path(tmpdir)
-        print("kartu ...", flush=True)
-        kartu = measure("kartu", plan, tmp, 0)
+        both: tuple[dict[str, Any], dict[str, Any]] | str | None = None
+        if plan.slices:
+            print(f"kartu and baseline, in turns ({plan.slices} slices each) ...", flush=True)
+            both = measure_interleaved(plan, tmp, args.pad)
+            kartu = both if isinstance(both, str) else both[0]
+        else:
+            print("kartu ...", flush=True)
+            kartu = measure("kartu", plan, tmp, 0)
         if isinstance(kartu, str):
             print(f"{plan.shape}: {kartu}")
             if args.json is not None:
@@ -862,7 +1020,13 @@ def main(argv: list[str] | None = None) -> int:
                                           "reason": kartu}) + "\n")
             return 0
         baseline: dict[str, Any] | None = None
-        if not args.no_baseline:
+        if isinstance(both, tuple):
+            baseline = both[1]
+            notes.append(f"interleaved: {plan.slices} slices of {plan.duration / plan.slices:g} s "
+                         "each side, in the order kartu, baseline, baseline, kartu, ...")
+            notes.append(f"baseline views padded with {baseline['padding']} bytes to kartu's "
+                         "mean state size")
+        elif not args.no_baseline:
             pad = args.pad if args.pad is not None else max(
                 0, int(kartu.get("mean_state_bytes") or 2000) - 90)
             print("baseline ...", flush=True)

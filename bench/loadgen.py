@@ -302,6 +302,9 @@ class Room:
         self.next_at = 0.0  # turn-based: the earliest moment of the next action
         self._timer: asyncio.TimerHandle | None = None
         self._beats: dict[int, float] = {}  # realtime: each trader's next beat
+        # Moves on at each stop: a beat scheduled before a pause must not
+        # run on beside the ones started after it.
+        self.epoch = 0
 
     @property
     def server(self) -> int:
@@ -451,15 +454,15 @@ class Room:
             assert client.seat is not None
             first = now + self.gen.rng.uniform(0, interval)
             self._beats[client.seat] = first
-            self.call_at(first, self._beat, client)
+            self.call_at(first, self._beat, client, self.epoch)
 
-    def _beat(self, client: Client) -> None:
-        if not self.active or client.seat is None:
+    def _beat(self, client: Client, epoch: int) -> None:
+        if not self.active or epoch != self.epoch or client.seat is None:
             return
         # A beat that comes late is not made up for: no bursts to catch up.
         beat = max(self._beats[client.seat] + self.gen.interval_s, time.perf_counter())
         self._beats[client.seat] = beat
-        self.call_at(beat, self._beat, client)
+        self.call_at(beat, self._beat, client, epoch)
         if client.seat in self.pending:
             if self.gen.stats.recording:
                 self.gen.stats.skipped += 1
@@ -473,6 +476,7 @@ class Room:
 
     def stop(self) -> None:
         self.active = False
+        self.epoch += 1
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -670,6 +674,18 @@ class RawDialect(Dialect):
     async def join(self, gen: LoadGenerator, room: Room) -> None:
         await gen.connect_room(room, {"pad": self.pad})
 
+    async def repad(self, gen: LoadGenerator, pad: int) -> None:
+        """Pads every room's views with ``pad`` bytes from now on."""
+        self.pad = pad
+
+        async def one(room: Room) -> None:
+            reply = await room.clients[0].request({"type": "pad", "room": room.room_id,
+                                                   "pad": pad})
+            if reply.get("type") != "ack":
+                raise RuntimeError(f"pad refused: {reply}")
+
+        await gen.each_room(one)
+
     def on_state(self, room: Room, version: int, frame: bytes) -> None:
         at = frame.find(b'"view":{"by":', 0, 200)
         if at < 0:
@@ -701,6 +717,14 @@ class RawDialect(Dialect):
 
 
 # --- the generator ------------------------------------------------------------------------
+
+
+def quiet_collector() -> None:
+    """Collects now, freezes what is left out of later collections and turns the
+    collector off (until :meth:`LoadGenerator.end_window`)."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
 
 
 class LoadGenerator:
@@ -814,7 +838,7 @@ class LoadGenerator:
                              CONNECT_CONCURRENCY // 4)
 
     def activate(self) -> None:
-        """Rooms start acting (not in the idle shape)."""
+        """Rooms start acting (not in the idle shape); again after :meth:`stop`, they resume."""
         if self.shape == "idle":
             return
         now = time.perf_counter()
@@ -835,18 +859,25 @@ class LoadGenerator:
             for room in self.rooms:
                 room.expire(now)
 
-    def begin_window(self) -> None:
-        errors, closes = self.stats.errors, self.stats.server_closes
-        self.stats = Stats(recording=True, errors=errors, server_closes=closes,
-                           rooms_finished=self.stats.rooms_finished)
+    def begin_window(self, fresh: bool = True) -> None:
+        """Starts recording; ``fresh=False`` adds to what earlier windows recorded
+        (the slices of an interleaved run)."""
+        if fresh:
+            errors, closes = self.stats.errors, self.stats.server_closes
+            self.stats = Stats(recording=True, errors=errors, server_closes=closes,
+                               rooms_finished=self.stats.rooms_finished)
+        else:
+            self.stats.recording = True
         # This process's collector would stop it for up to ~100 ms at a time
         # (tens of thousands of pending actions, sockets and samples), and
         # every frame read meanwhile would look that much later: the
         # instrument's pauses, not the server's. Sockets and rooms made so
         # far are frozen out of collection, and the window runs without it.
-        gc.collect()
-        gc.freeze()
-        gc.disable()
+        # (An interleaved run does this before the side resumes acting:
+        # done at a slice's start, the collection itself would be such a
+        # pause, once per slice.)
+        if gc.isenabled():
+            quiet_collector()
 
     def end_window(self) -> None:
         self.stats.recording = False
@@ -854,7 +885,8 @@ class LoadGenerator:
         gc.unfreeze()
 
     async def stop(self, drain_s: float = 2.0) -> None:
-        """Stops acting and waits (bounded) for the answers still in flight."""
+        """Stops acting and waits (bounded) for the answers still in flight
+        (:meth:`activate` resumes)."""
         for room in self.rooms:
             room.stop()
         deadline = time.monotonic() + drain_s

@@ -6,9 +6,10 @@ It speaks just enough of kartu's protocol for the load generator: ``join``
 (``{"room", "role", "pad"}``) puts the socket in a room and answers ``state``
 then ``ack`` with a seat; every ``act`` bumps the room's version and sends
 ``{"type": "state", "room", "version", "view": {"by", "ref", "action", "pad"}}``
-to everyone in the room, then ``ack`` to the sender; ``ping`` answers
-``pong``. No rules, no storage: what is left is the cost of the sockets,
-JSON and fan-out, which kartu's figures are compared with.
+to everyone in the room, then ``ack`` to the sender; ``pad`` (``{"room",
+"pad"}``) sets the room's padding from then on; ``ping`` answers ``pong``.
+No rules, no storage: what is left is the cost of the sockets, JSON and
+fan-out, which kartu's figures are compared with.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ async def handler(ws: ServerConnection) -> None:
                 view = {"by": seat, "ref": ref, "action": msg.get("action"), "pad": room.pad}
                 broadcast(room.members, frame({"type": "state", "room": msg["room"],
                                                "version": room.version, "view": view}), text=True)
+                await ws.send(frame({"type": "ack", "ref": ref}), text=True)
+            elif kind == "pad":
+                rooms[str(msg["room"])].pad = "x" * int(msg["pad"])
                 await ws.send(frame({"type": "ack", "ref": ref}), text=True)
             elif kind == "ping":
                 await ws.send(frame({"type": "pong", "ref": ref,
