@@ -4,14 +4,17 @@
                          [--duration S] [--processes 1|2] [--redis] [--think-ms T]
                          [--connections N] [--traders 6|6-9] [--spectators K]
                          [--spread room|conn] [--compression none|deflate]
-                         [--json out.jsonl] [--quick]
+                         [--slices N | --sequential] [--json out.jsonl] [--quick]
 
 One run starts kartu (``python -m app``, a fresh SQLite file in a temporary
-directory) pinned to core 0 with ``taskset``, drives it from this process
-pinned to core 1 (:mod:`bench.loadgen`), stops it, then does the same
-against :mod:`bench.raw_server` at the same connection count and rate. Each
-figure is printed for kartu, the baseline and their ratio, beside the
-project's targets, as a table and (``--json``) as JSON lines.
+directory) and :mod:`bench.raw_server`, both pinned to core 0 with
+``taskset``, and drives them from this process pinned to core 1
+(:mod:`bench.loadgen`) at the same connection count and rate, in turns:
+each side's window is cut into ``--slices`` slices, measured in the order
+kartu, baseline, baseline, kartu, ... (``--sequential``: kartu's whole run,
+then the baseline's). Each figure is printed for kartu, the baseline and
+their ratio, beside the project's targets, as a table and (``--json``) as
+JSON lines.
 
 Shapes: ``turn`` (Basic Rummy, 4 players and ``--spectators`` per room,
 paced to ``--rate`` actions/s overall), ``realtime`` (Remmi Demmi,
@@ -360,6 +363,10 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
     # read as a slow machine.
     _, speed_core = cores(plan.processes)
     speed = [await asyncio.to_thread(machine_speed_ms, speed_core)]
+    # The generator's collector runs now, before any load, and not at the
+    # window's start, where it stalled the generator while actions were in
+    # flight (LoadGenerator.begin_window).
+    quiet_collector()
     side.gen.activate()
     await asyncio.sleep(plan.warmup)
     spy = start_profiler(plan, servers[0]) if kind == "kartu" else None
