@@ -124,16 +124,13 @@ class FramePath:
 
 class _Flusher:
     """Writes every corked connection of one event loop on the loop turn after
-    the first frame was corked: one scheduled callback for all of them."""
+    the first frame was corked: one scheduled callback for all of them. A
+    connection that corks its first frame adds itself to ``dirty``, and the
+    first of them schedules :meth:`flush` (:meth:`KartuWebSocketProtocol.send_corked`)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.dirty: list[KartuWebSocketProtocol] = []
-
-    def add(self, protocol: KartuWebSocketProtocol) -> None:
-        if not self.dirty:
-            self.loop.call_soon(self.flush)
-        self.dirty.append(protocol)
 
     def flush(self) -> None:
         dirty, self.dirty = self.dirty, []
@@ -263,7 +260,12 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
             if self._corked_bytes + self._buffered > limit:
                 return False
         if not self._corked:
-            self._flusher.add(self)
+            # Written out rather than a method of the flusher: this runs for
+            # every connection a change goes to.
+            flusher = self._flusher
+            if not flusher.dirty:
+                flusher.loop.call_soon(flusher.flush)
+            flusher.dirty.append(self)
         self._corked.append(data)
         self._corked_bytes += len(data)
         return True
