@@ -155,9 +155,9 @@ SPEED_DRIFT = 1.15
 def machine_speed_ms(core: int | None) -> float | None:
     """Milliseconds a fixed loop of pure Python takes on ``core`` now (lower
     is faster), or None if it could not be run. A shared machine's speed can
-    drift by half from one minute to the next; kartu and the baseline are
-    measured one after the other, so a ratio is only as good as their two
-    readings are alike."""
+    drift by half from one minute to the next; measured one after the other
+    (``--sequential``), kartu's and the baseline's ratio is only as good as
+    their two readings are alike."""
     try:
         done = subprocess.run(pinned(core, [sys.executable, "-c", _SPEED_PROBE]),
                               capture_output=True, text=True, timeout=30, check=True)
@@ -385,10 +385,16 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
     return side_figures(side, plan, speed)
 
 
-def kartu_pad(stats_bytes: int, views: int) -> int:
+def kartu_pad(mean_state_bytes: float | None) -> int:
     """The baseline's padding: what makes its views as large as kartu's on average
     (its own view without padding is about 90 bytes)."""
-    return max(0, int(stats_bytes / views if views else 2000) - 90)
+    return max(0, int(mean_state_bytes or 2000) - 90)
+
+
+def mean_state_bytes(gen: LoadGenerator) -> float | None:
+    """The mean size of the state frames ``gen`` has recorded, if any."""
+    stats = gen.stats
+    return stats.state_bytes / stats.views if stats.views else None
 
 
 async def run_interleaved(plan: Plan, kartu_servers: list[Server], raw_servers: list[Server],
@@ -409,8 +415,7 @@ async def run_interleaved(plan: Plan, kartu_servers: list[Server], raw_servers: 
     await asyncio.sleep(plan.warmup)
     kartu.gen.end_window()
     await kartu.gen.stop()
-    warm = kartu.gen.stats
-    padding = pad if pad is not None else kartu_pad(warm.state_bytes, warm.views)
+    padding = pad if pad is not None else kartu_pad(mean_state_bytes(kartu.gen))
     raw = await set_up_side("raw", plan, raw_servers, padding)
     raw.gen.activate()
     await asyncio.sleep(plan.warmup)
@@ -420,7 +425,7 @@ async def run_interleaved(plan: Plan, kartu_servers: list[Server], raw_servers: 
     for turn in range(plan.slices):
         for side in ((kartu, raw) if turn % 2 == 0 else (raw, kartu)):
             if side is raw and pad is None and kartu.gen.stats.views:
-                wanted = kartu_pad(kartu.gen.stats.state_bytes, kartu.gen.stats.views)
+                wanted = kartu_pad(mean_state_bytes(kartu.gen))
                 if abs(wanted - padding) > 0.02 * padding:
                     padding = wanted
                     assert isinstance(raw.gen.dialect, RawDialect)
@@ -454,7 +459,7 @@ def side_figures(side: Side, plan: Plan, speed: list[float | None]) -> dict[str,
         "actions_per_s": st.actions / elapsed,
         "views_per_s": st.views / elapsed,
         "frames_per_s": st.frames / elapsed,
-        "mean_state_bytes": st.state_bytes / st.views if st.views else None,
+        "mean_state_bytes": mean_state_bytes(side.gen),
         "own_p50_ms": percentile(st.own_ms, 0.5),
         "own_p99_ms": percentile(st.own_ms, 0.99),
         "own_p999_ms": percentile(st.own_ms, 0.999),
@@ -1034,8 +1039,7 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"baseline views padded with {baseline['padding']} bytes to kartu's "
                          "mean state size")
         elif not args.no_baseline:
-            pad = args.pad if args.pad is not None else max(
-                0, int(kartu.get("mean_state_bytes") or 2000) - 90)
+            pad = args.pad if args.pad is not None else kartu_pad(kartu.get("mean_state_bytes"))
             print("baseline ...", flush=True)
             result = measure("raw", plan, tmp, pad)
             baseline = result if isinstance(result, dict) else None

@@ -873,9 +873,9 @@ class LoadGenerator:
         # every frame read meanwhile would look that much later: the
         # instrument's pauses, not the server's. Sockets and rooms made so
         # far are frozen out of collection, and the window runs without it.
-        # (An interleaved run does this before the side resumes acting:
-        # done at a slice's start, the collection itself would be such a
-        # pause, once per slice.)
+        # bench.load does this before the load starts (quiet_collector):
+        # done here, with actions in flight, the collection itself would be
+        # such a pause. Here only if no one did.
         if gc.isenabled():
             quiet_collector()
 
