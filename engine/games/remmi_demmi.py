@@ -246,7 +246,9 @@ class RemmiDemmiState:
     deadline: int | None  # when the timer runs out
     speed: str | None  # the speed the timer was started at
     offers: list[Offer]  # open offers, oldest first
-    trades: list[Trade]  # this round's, in order
+    # This round's, in order; in a long round, only those still read
+    # (_drop_settled_history).
+    trades: list[Trade]
     claims: list[Claim]  # this round's, in claim order
     point_men: list[int]  # still on the table, highest first
     offer_serial: int
@@ -814,6 +816,28 @@ def _trades_shown(state: RemmiDemmiState, seat: int) -> list[Trade]:
     return older + [trades[at] for at in mine[cut:]]
 
 
+def _drop_settled_history(state: RemmiDemmiState) -> None:
+    """Keeps only the trades anything still reads: every one returnable (RD-12)
+    and each seat's RECENT_TRADES latest (its view), in order.
+
+    A long round of brisk trading runs to thousands of trades, and every
+    swap copies the list (the state it came from keeps its own): without
+    this, each swap, each snapshot and each pass of Python's collector over
+    the new lists cost more the longer the round ran. Called once the list
+    is twice as long as what every seat's view may show, so its cost is
+    spread over as many swaps as it drops. The views stay what they were;
+    a trade dropped can only be refused, as a settled one would be.
+    """
+    trades, index = state.trades, _seat_trades(state)
+    kept = {at for mine in index for at in mine[-RECENT_TRADES:]}
+    kept.update(at for at in range(state.settled, len(trades))
+                if trades[at].status == RETURNABLE)
+    state.trades = [trades[at] for at in sorted(kept)]
+    state.seat_trades = None  # made again from the list kept, when next read
+    state.settled = 0
+    _settle(state)
+
+
 def _offer_of(state: RemmiDemmiState, seat: int) -> Offer | None:
     return next((o for o in state.offers if o.seat == seat), None)
 
@@ -1230,6 +1254,8 @@ def _swap(state: RemmiDemmiState, a: Offer, b: Offer, now: int, events: list[Eve
         at = len(state.trades) - 1
         state.seat_trades = tuple(
             (*mine, at) if seat in trade.seats else mine for seat, mine in enumerate(index))
+    if len(state.trades) > 2 * state.players * RECENT_TRADES:
+        _drop_settled_history(state)
     events.append({
         "kind": "traded", "a": a.seat, "b": b.seat, "size": len(a.cards), "trade": trade.id,
         "returnable": returnable, "return_until": trade.return_until,
@@ -1251,7 +1277,8 @@ def _open_trade(state: RemmiDemmiState, seat: int, action: Action, what: str) ->
         raise IllegalAction(f'{what} needs "trade": the id of one of your trades')
     index = next((i for i, t in enumerate(state.trades) if t.id == trade_id), None)
     if index is None or seat not in state.trades[index].seats:
-        raise IllegalAction(f"you have no trade {trade_id} this round")
+        # Also a trade of a long round's settled history (_drop_settled_history).
+        raise IllegalAction(f"you have no trade {trade_id} left to settle this round")
     trade = state.trades[index]
     side = trade.side(seat)
     if not trade.invalid[side]:
