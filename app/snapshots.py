@@ -422,10 +422,12 @@ class JournalSnapshots:
             record = self.rooms.setdefault(room_id, _JournaledRoom())
             key = room_id.encode()
             if data is not None:
-                self._live -= self._weight(record)
+                # Only the snapshot's share of the room's weight changes: not
+                # _weight, which sums every line of the room's log so far.
+                self._live -= self._snapshot_weight(record)
                 line = b"S %s %d %s\n" % (key, version, data)
                 record.snapshot_at = (at + len(line) - 1 - len(data), len(data))
-                self._live += self._weight(record)
+                self._live += self._snapshot_weight(record)
                 lines.append(line)
                 at += len(line)
             for seq, entry in enumerate(entries, start=base):
@@ -442,11 +444,15 @@ class JournalSnapshots:
             if self._size > max(self.COMPACT_MIN_BYTES, self.COMPACT_FACTOR * self._live):
                 self.compact()
 
+    @classmethod
+    def _weight(cls, record: _JournaledRoom) -> int:
+        """About what a room's lines weigh in a compacted journal."""
+        return cls._snapshot_weight(record) + sum(map(len, record.entries))
+
     @staticmethod
-    def _weight(record: _JournaledRoom) -> int:
-        """About what a room's lines weigh in a compacted journal (32: a line's head)."""
-        return ((record.snapshot_at[1] + 32 if record.snapshot_at is not None else 0)
-                + sum(map(len, record.entries)))
+    def _snapshot_weight(record: _JournaledRoom) -> int:
+        """What its latest snapshot's line weighs (32: the line's head)."""
+        return record.snapshot_at[1] + 32 if record.snapshot_at is not None else 0
 
     def _snapshot(self, record: _JournaledRoom) -> bytes | None:
         if record.snapshot_at is None:

@@ -65,18 +65,20 @@ async def test_compaction_keeps_the_live_rooms_and_drops_the_rest(tmp_path: Path
         await journal.save(save(f"r{room}", 1, 0, entries))
         if room % 4:
             await journal.save(save(f"r{room}", 2, 5, [], active=False))
+        else:  # a later snapshot, longer, and more of the log
+            await journal.save(save(f"r{room}", 100, 5, [{"n": 5}]))
     assert path.stat().st_size < 4 * 4096  # compacted along the way
     # What is live is kept count of as it goes, not recounted on every save.
     assert journal._live == sum(map(journal._weight, journal.rooms.values()))
     # Snapshots are read back from where compaction moved them.
-    assert (await load(journal, "r36"))[0] == {"version": 1, "room": "r36"}
+    assert (await load(journal, "r36"))[0] == {"version": 100, "room": "r36"}
     await journal.save(save("r36", 3, 5, [{"n": 5}]))
     assert (await load(journal, "r36"))[0] == {"version": 3, "room": "r36"}
     await journal.close()
     again = JournalSnapshots(str(path))
     assert await again.active_rooms() == sorted(f"r{room}" for room in range(0, 40, 4))
-    assert await load(again, "r8") == ({"version": 1, "room": "r8"},
-                                      [{"pad": "x" * 40, "n": n} for n in range(5)])
+    assert await load(again, "r8") == ({"version": 100, "room": "r8"},
+                                      [{"pad": "x" * 40, "n": n} for n in range(5)] + [{"n": 5}])
     assert (await load(again, "r36"))[0] == {"version": 3, "room": "r36"}
     await again.close()
 
