@@ -4,7 +4,8 @@
                          [--duration S] [--processes 1|2] [--redis] [--think-ms T]
                          [--connections N] [--traders 6|6-9] [--spectators K]
                          [--spread room|conn] [--compression none|deflate]
-                         [--slices N | --sequential] [--json out.jsonl] [--quick]
+                         [--slices N | --sequential] [--runs N] [--json out.jsonl]
+                         [--quick]
 
 One run starts kartu (``python -m app``, a fresh SQLite file in a temporary
 directory) and :mod:`bench.raw_server`, both pinned to core 0 with
@@ -29,6 +30,10 @@ room's clients on the process that owns it; ``conn``: clients of a room on
 both), and two baseline processes likewise. The generator then shares core
 1 with a server. ``--redis`` puts a single process on Redis, the reference
 for what the second process adds.
+
+``--runs N`` repeats the whole run N times (fresh servers each time) and
+ends with the figures' medians: the project's targets are set on the
+median of 3 runs, each ratio taken to the baseline of the same run.
 
 Everything is bounded: the measured window is ``--duration`` seconds (at
 most 300), after a warm-up; set-up, drain and shutdown have their own
@@ -865,6 +870,74 @@ def report(plan: Plan, k: dict[str, Any], b: dict[str, Any] | None, notes: list[
                 out.write(json.dumps(line) + "\n")
 
 
+def _median(values: list[Any]) -> float | None:
+    numbers = [v for v in values if isinstance(v, int | float)]
+    return statistics.median(numbers) if numbers else None
+
+
+def medians(plan: Plan, results: list[tuple[dict[str, Any], dict[str, Any] | None]]
+            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The figures' medians over several runs, and how each target fared in them.
+
+    A ratio's median is the median of the runs' own ratios (each to the
+    baseline of the same run), as the targets are set; a target counts as
+    met when it is met in more than half the runs judged (for ratios and an
+    odd number of runs: when the median run meets it).
+    """
+    rows = IDLE_FIGURES if plan.shape == "idle" else LOAD_FIGURES
+    figures: list[dict[str, Any]] = []
+    for key, label, unit, decimals in rows:
+        kartu = [k.get(key) for k, _ in results]
+        baseline = [(b or {}).get(key) for _, b in results]
+        if all(v is None for v in kartu + baseline):
+            continue
+        ratios = [r for r in map(ratio, kartu, baseline) if r is not None]
+        figures.append({"figure": key, "label": label, "unit": unit, "decimals": decimals,
+                        "kartu": _median(kartu), "baseline": _median(baseline),
+                        "ratio": _median(ratios), "ratios": ratios})
+    per_run = [targets(plan, k, b) for k, b in results]
+    verdicts: list[dict[str, Any]] = []
+    for i, first in enumerate(per_run[0]):
+        runs = [checks[i] for checks in per_run]
+        judged = [t for t in runs if t.passed is not None]
+        passed = sum(1 for t in judged if t.passed)
+        verdicts.append({"target": first.name, "measured": [t.value for t in runs],
+                         "passed_runs": passed, "judged_runs": len(judged),
+                         "pass": None if not judged else passed * 2 > len(judged),
+                         "at_target_load": all(t.at_load for t in runs)})
+    return figures, verdicts
+
+
+def report_medians(plan: Plan, results: list[tuple[dict[str, Any], dict[str, Any] | None]],
+                   json_out: Path | None) -> None:
+    figures, verdicts = medians(plan, results)
+    print(f"\n=== medians of {len(results)} runs")
+    table = [("figure", "unit", "kartu", "baseline", "ratio", "runs' ratios")]
+    for f in figures:
+        table.append((f["label"], f["unit"], _fmt(f["kartu"], f["decimals"]),
+                      _fmt(f["baseline"], f["decimals"]),
+                      "-" if f["ratio"] is None else f"{f['ratio']:.2f}x",
+                      ", ".join(f"{r:.2f}" for r in f["ratios"]) or "-"))
+    widths = [max(len(row[i]) for row in table) for i in range(6)]
+    for i, row in enumerate(table):
+        print("  ".join(cell.ljust(w) if j in (0, 1, 5) else cell.rjust(w)
+                        for j, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip())
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+    print()
+    name_w = max(len(v["target"]) for v in verdicts)
+    for v in verdicts:
+        verdict = ("-" if v["pass"] is None else "met" if v["pass"] else "not met")
+        if v["pass"] is not None and not v["at_target_load"]:
+            verdict += " (below the target's load)"
+        print(v["target"].ljust(name_w), f"{verdict}, in {v['passed_runs']} of "
+              f"{v['judged_runs']} runs:", "; ".join(v["measured"]))
+    if json_out is not None:
+        with json_out.open("a") as out:
+            out.write(json.dumps({"kind": "medians", "shape": plan.shape, "runs": len(results),
+                                  "figures": figures, "targets": verdicts}) + "\n")
+
+
 # --- command line -------------------------------------------------------------------------
 
 
@@ -909,6 +982,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sequential", action="store_true",
                         help="kartu's whole run, then the baseline's (implied by --profile, "
                              "--no-baseline and the idle shape)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="repeat the run this many times and end with the medians "
+                             "(the targets are set on the median of 3)")
     parser.add_argument("--json", type=Path, help="append JSON lines to this file")
     parser.add_argument("--quick", action="store_true", help="a smoke run: seconds, few rooms")
     return parser.parse_args(argv)
@@ -978,6 +1054,9 @@ def _interrupted(signum: int, frame: Any) -> None:
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupted)
     args = parse_args(argv)
+    if args.runs < 1:
+        print("--runs: at least 1", file=sys.stderr)
+        return 2
     plan = make_plan(args)
     # Servers' sockets and ours: both ends of every connection on this machine.
     raise_fd_limit(plan.connections + 1000)
@@ -1003,6 +1082,24 @@ def main(argv: list[str] | None = None) -> int:
         if per_conn > 15:
             notes.append(f"{per_conn:.0f} actions/s per player: near kartu's flood limit "
                          "(20 messages/s per connection); expect rate_limited")
+    results: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+    for run in range(1, args.runs + 1):
+        if args.runs > 1:
+            print(f"\n=== run {run} of {args.runs}", flush=True)
+        result = run_once(plan, args, server_cores, own_core, list(notes))
+        if result is None:
+            return 0
+        results.append(result)
+    if len(results) > 1:
+        report_medians(plan, results, args.json)
+    return 0
+
+
+def run_once(plan: Plan, args: argparse.Namespace, server_cores: list[int | None],
+             own_core: int | None, notes: list[str]
+             ) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    """One whole run (set-up, warm-up, window, both sides), reported; its
+    figures, or None if the shape was not available."""
     header = {"kind": "run", "shape": plan.shape, "rooms": plan.rooms,
               "connections": plan.connections, "rate": plan.rate, "duration_s": plan.duration,
               "warmup_s": plan.warmup, "processes": plan.processes,
@@ -1036,7 +1133,7 @@ def main(argv: list[str] | None = None) -> int:
                 with args.json.open("a") as out:
                     out.write(json.dumps({"kind": "unavailable", "shape": plan.shape,
                                           "reason": kartu}) + "\n")
-            return 0
+            return None
         baseline: dict[str, Any] | None = None
         if isinstance(both, tuple):
             baseline = both[1]
@@ -1059,7 +1156,7 @@ def main(argv: list[str] | None = None) -> int:
     report(plan, kartu, baseline, notes, args.json)
     if plan.profile is not None and plan.profile.exists():
         print("\n".join(profile_summary(plan.profile)))
-    return 0
+    return kartu, baseline
 
 
 if __name__ == "__main__":

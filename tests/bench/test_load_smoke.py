@@ -26,9 +26,10 @@ SUMMARY_KEYS = {"connections", "rooms", "processes", "actions_per_s", "views_per
                 "server_disconnects", "speed_probe_ms"}
 
 
-def run_load(shape: str, out: Path) -> list[dict[str, Any]]:
+def run_load(shape: str, out: Path, *more: str) -> list[dict[str, Any]]:
     done = subprocess.run(
-        [sys.executable, "-m", "bench.load", "--quick", "--shape", shape, "--json", str(out)],
+        [sys.executable, "-m", "bench.load", "--quick", "--shape", shape, "--json", str(out),
+         *more],
         cwd=ROOT, capture_output=True, text=True, timeout=100,
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -62,3 +63,15 @@ def test_a_quick_run_reports_every_figure(shape: str, tmp_path: Path) -> None:
             assert 0.7 * side["offered_rate"] <= side["actions_per_s"] <= 1.3 * side["offered_rate"]
     else:
         assert kartu["rss_kb_per_conn"] is not None and kartu["rss_kb_per_room"] is not None
+
+
+@pytest.mark.timeout(110)
+def test_several_runs_end_with_their_medians(tmp_path: Path) -> None:
+    lines = run_load("idle", tmp_path / "out.jsonl", "--runs", "2")
+    assert [line["kind"] for line in lines].count("run") == 2
+    assert [line["kind"] for line in lines].count("summary") == 2
+    last = lines[-1]
+    assert last["kind"] == "medians" and last["runs"] == 2
+    per_conn = next(f for f in last["figures"] if f["figure"] == "rss_kb_per_conn")
+    assert per_conn["kartu"] is not None and len(per_conn["ratios"]) == 2
+    assert all(t["judged_runs"] == 2 for t in last["targets"] if t["pass"] is not None)
