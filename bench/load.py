@@ -826,6 +826,17 @@ def _fmt(value: Any, decimals: int) -> str:
     return str(value)
 
 
+def print_table(table: list[tuple[str, ...]], left: tuple[int, ...]) -> None:
+    """Rows of cells in aligned columns, the first row a header ruled off
+    beneath; the columns in ``left`` aligned left, the rest (figures) right."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for i, row in enumerate(table):
+        print("  ".join(cell.ljust(w) if j in left else cell.rjust(w)
+                        for j, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip())
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+
+
 def report(plan: Plan, k: dict[str, Any], b: dict[str, Any] | None, notes: list[str],
            json_out: Path | None) -> None:
     rows = IDLE_FIGURES if plan.shape == "idle" else LOAD_FIGURES
@@ -841,13 +852,8 @@ def report(plan: Plan, k: dict[str, Any], b: dict[str, Any] | None, notes: list[
                       "-" if r is None else f"{r:.2f}x"))
         lines.append({"kind": "figure", "shape": plan.shape, "figure": key, "label": label,
                       "unit": unit, "kartu": kv, "baseline": bv, "ratio": r})
-    widths = [max(len(row[i]) for row in table) for i in range(5)]
     print()
-    for i, row in enumerate(table):
-        print("  ".join(cell.ljust(w) if j < 2 else cell.rjust(w)
-                        for j, (cell, w) in enumerate(zip(row, widths, strict=True))))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(table, left=(0, 1))
     print()
     checks = targets(plan, k, b)
     name_w = max(len(t.name) for t in checks)
@@ -918,12 +924,7 @@ def report_medians(plan: Plan, results: list[tuple[dict[str, Any], dict[str, Any
                       _fmt(f["baseline"], f["decimals"]),
                       "-" if f["ratio"] is None else f"{f['ratio']:.2f}x",
                       ", ".join(f"{r:.2f}" for r in f["ratios"]) or "-"))
-    widths = [max(len(row[i]) for row in table) for i in range(6)]
-    for i, row in enumerate(table):
-        print("  ".join(cell.ljust(w) if j in (0, 1, 5) else cell.rjust(w)
-                        for j, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip())
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(table, left=(0, 1, 5))
     print()
     name_w = max(len(v["target"]) for v in verdicts)
     for v in verdicts:

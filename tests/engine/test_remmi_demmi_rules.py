@@ -12,6 +12,7 @@ import copy
 import json
 import random
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -34,7 +35,7 @@ from engine.games.remmi_demmi import (
     is_remmi,
     locked_cards,
 )
-from engine.room import AddBot, Join, Start
+from engine.room import AddBot, Join, RoomCore, Start
 from tests.engine.room_harness import make_room
 
 GAME = RemmiDemmi()
@@ -929,23 +930,38 @@ def test_legal_actions_are_all_accepted() -> None:
     assert GAME.legal_actions(dealt, 1) == [{"kind": "peek"}]
 
 
-def test_a_view_lists_the_seats_latest_trades_and_every_returnable_one() -> None:
-    # Decision (views): a trader's view lists its RECENT_TRADES latest trades
-    # and, beyond them, every trade still returnable; "locked" is what it
-    # received in those (RD-12). Checked after every change of a room where
-    # five bots trade for a long while, against the definition itself.
-    room, _ = make_room(GAME, 6, room_id="r", seed=5, bot_delay_ms=0, timer_s=600,
+def bots_trading(seed: int) -> RoomCore:
+    """A started room of six seats, five of them bots that trade at once, in
+    long rounds (600 s) with long return windows (60 s)."""
+    room, _ = make_room(GAME, 6, room_id="r", seed=seed, bot_delay_ms=0, timer_s=600,
                         return_window_s=60)
     room.handle(Join("ana", "Ana", "player", conn="a1"), T0)
     for _ in range(5):
         room.handle(AddBot("ana"), T0)
     room.handle(Start("ana"), T0)
-    now, most = T0, 0
-    for _ in range(4000):
+    return room
+
+
+def bot_moves(room: RoomCore, limit: int) -> Iterator[int]:
+    """Ticks the room at each of its wake-ups, at most ``limit`` times while
+    it plays, yielding the time after each."""
+    now = T0
+    for _ in range(limit):
         if room.status != "playing" or room.next_wakeup() is None:
-            break
+            return
         now = max(now, room.next_wakeup() or now)
         room.tick(now)
+        yield now
+
+
+def test_a_view_lists_the_seats_latest_trades_and_every_returnable_one() -> None:
+    # Decision (views): a trader's view lists its RECENT_TRADES latest trades
+    # and, beyond them, every trade still returnable; "locked" is what it
+    # received in those (RD-12). Checked after every change of a room where
+    # five bots trade for a long while, against the definition itself.
+    room = bots_trading(seed=5)
+    most = 0
+    for _ in bot_moves(room, 4000):
         state = room.state
         views = GAME.views(state, [*range(6), None])
         for seat in range(6):
@@ -970,20 +986,10 @@ def _long_round(monkeypatch: pytest.MonkeyPatch, drop: bool
     view (as sent and as plain data) and legal actions, and the trades kept."""
     if not drop:
         monkeypatch.setattr(remmi_demmi, "_drop_settled_history", lambda state: None)
-    room, _ = make_room(GAME, 6, room_id="r", seed=11, bot_delay_ms=0, timer_s=600,
-                        return_window_s=60)
-    room.handle(Join("ana", "Ana", "player", conn="a1"), T0)
-    for _ in range(5):
-        room.handle(AddBot("ana"), T0)
-    room.handle(Start("ana"), T0)
-    now = T0
+    room = bots_trading(seed=11)
     seen: list[list[Any]] = []
     kept: list[int] = []
-    for _ in range(700):  # over 300 trades, all in the first round
-        if room.status != "playing" or room.next_wakeup() is None:
-            break
-        now = max(now, room.next_wakeup() or now)
-        room.tick(now)
+    for _ in bot_moves(room, 700):  # over 300 trades, all in the first round
         state = room.state
         shared, own = GAME.view_parts(state, [*range(6), None])
         seen.append([GAME.views(state, [*range(6), None]),
