@@ -19,12 +19,13 @@ Three stores:
   without the save). The store says so with ``carries_messages``.
 - :class:`JournalSnapshots` (the embedded default, SQLite): an append-only
   journal file beside the database (``kartu.db`` ->
-  ``kartu.rooms.journal``), written directly on the event loop, never
-  fsynced. A save costs microseconds instead of a trip to a database
-  thread, and it is safe from a crash or kill of the process (the kernel
-  holds what was written); only a power cut can take back the last seconds
-  of rooms in progress, and only of them: players, results and leaderboards
-  stay in the database proper, with its own guarantees.
+  ``kartu.rooms.journal``), copied into a shared mapping of the file's
+  tail on the event loop, never fsynced. A save costs a memory copy
+  instead of a trip to a database thread (or a system call), and it is
+  safe from a crash or kill of the process (the copy lands in the kernel's
+  page cache, the file's own pages); only a power cut can take back the
+  last seconds of rooms in progress, and only of them: players, results
+  and leaderboards stay in the database proper, with its own guarantees.
 - :class:`DbSnapshots` (PostgreSQL without Redis): rows in
   ``room_snapshots`` and ``room_log`` through :class:`app.store.Store`.
 """
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import mmap
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -322,14 +324,22 @@ class _JournaledRoom:
 class JournalSnapshots:
     """The embedded default: rooms in progress in an append-only journal file.
 
-    One line per record, a save's lines written with one ``os.write`` on
-    the event loop (the page cache takes it in microseconds; nothing is
-    fsynced):
+    One line per record:
 
     - ``S <room> <version> <snapshot JSON>``: the room's latest snapshot;
     - ``E <room> <seq> <entry JSON>``: entry ``seq`` of its action log;
     - ``X <room>``: the room is over, forget it.
 
+    A save's lines are copied into the *window*: a shared mapping of the
+    file from where the journal ends, its blocks allocated beforehand
+    (a full disk is an error when the window moves on, never a crash at
+    the copy). The copy is the file's page in the kernel's page cache, as
+    a ``write`` would leave it, at the cost of a ``memcpy`` instead of a
+    system call on every save; nothing is fsynced. Only the window is
+    mapped, so the process's memory does not grow with the file.
+
+    The file runs past the journal's end by the window's unwritten zeros
+    (a closed journal is cut to its end); loading stops at the zeros.
     What a killed process wrote is in the kernel and survives it; a power
     cut can take back the last seconds, or tear the last line, which
     loading cuts off. The journal holds rooms in progress only; it keeps in
@@ -341,6 +351,7 @@ class JournalSnapshots:
 
     COMPACT_MIN_BYTES = 64 * 1024 * 1024
     COMPACT_FACTOR = 4  # rewrite once the file is this many times what is live
+    WINDOW_BYTES = 1024 * 1024  # mapped at a time: a new window every megabyte written
 
     carries_messages = False
 
@@ -348,25 +359,26 @@ class JournalSnapshots:
         self.path = path
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.rooms: dict[str, _JournaledRoom] = {}
-        self._size = self._load()
+        self._size = self._load()  # where the journal ends: the next line goes there
         self._live = sum(map(self._weight, self.rooms.values()))  # kept up to date
-        self._fd, self._read_fd = self._open()
-
-    def _open(self) -> tuple[int, int]:
-        append = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        return append, os.open(self.path, os.O_RDONLY)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._window: mmap.mmap | None = None
+        self._window_at = self._window_end = 0  # the file's bytes the window maps
 
     def _load(self) -> int:
         try:
             data = Path(self.path).read_bytes()
         except FileNotFoundError:
             return 0
+        on_disk = len(data)
+        data = data.rstrip(b"\0")  # a window's unwritten end (a line never holds a NUL)
         if data and not data.endswith(b"\n"):
-            # A write torn by a power cut: cut it off, or the next line would
-            # be appended to it.
+            # A write torn by a power cut or a kill mid-copy: cut it off, or
+            # the next line would be appended to it.
             data = data[: data.rfind(b"\n") + 1]
-            os.truncate(self.path, len(data))
             log.warning("journal_tail_cut", extra={"fields": {"path": self.path}})
+        if len(data) != on_disk:
+            os.truncate(self.path, len(data))
         skipped = 0
         at = 0
         for line in data.split(b"\n"):
@@ -403,7 +415,7 @@ class JournalSnapshots:
             raise ValueError(f"unknown record {kind!r}")
 
     async def save(self, save: RoomSave) -> bool:
-        # Written at once: one small write costs less than the task switches
+        # Written at once: one small copy costs less than the task switches
         # of gathering a batch, and the caller resumes without suspending.
         self.write([save])
         return True
@@ -439,10 +451,31 @@ class JournalSnapshots:
                     at += len(line)
         if lines:
             chunk = b"".join(lines)
-            os.write(self._fd, chunk)
-            self._size += len(chunk)
+            start, end = self._size, self._size + len(chunk)
+            if end > self._window_end:
+                self._move_window(start, len(chunk))
+            assert self._window is not None
+            self._window[start - self._window_at:end - self._window_at] = chunk
+            self._size = end
             if self._size > max(self.COMPACT_MIN_BYTES, self.COMPACT_FACTOR * self._live):
                 self.compact()
+
+    def _move_window(self, at: int, need: int) -> None:
+        """Maps the file from ``at`` on, for at least ``need`` bytes, its blocks allocated."""
+        self._close_window()
+        start = at - at % mmap.ALLOCATIONGRANULARITY  # a mapping starts on a page
+        length = max(self.WINDOW_BYTES, at - start + need)
+        # The blocks first, so that the copy never lands on a hole the disk
+        # has no room for: that would be a SIGBUS at the copy, not an error here.
+        _allocate(self._fd, start, length)
+        self._window = mmap.mmap(self._fd, length, offset=start)
+        self._window_at, self._window_end = start, start + length
+
+    def _close_window(self) -> None:
+        if self._window is not None:
+            self._window.close()
+        self._window = None
+        self._window_at = self._window_end = 0
 
     @classmethod
     def _weight(cls, record: _JournaledRoom) -> int:
@@ -458,7 +491,7 @@ class JournalSnapshots:
         if record.snapshot_at is None:
             return None
         offset, length = record.snapshot_at
-        return os.pread(self._read_fd, length, offset)
+        return os.pread(self._fd, length, offset)
 
     def compact(self) -> None:
         """Rewrites the journal with the live rooms only, then swaps it in."""
@@ -475,10 +508,11 @@ class JournalSnapshots:
                     out.write(head + snapshot + b"\n")
                 out.write(b"".join(record.entries))
             size = out.tell()
+        # The window maps the old file: let it go before the new one is in place.
+        self._close_window()
         os.replace(temporary, self.path)
         os.close(self._fd)
-        os.close(self._read_fd)
-        self._fd, self._read_fd = self._open()
+        self._fd = os.open(self.path, os.O_RDWR)
         for room_id, place in moved.items():  # same lengths: what is live weighs the same
             self.rooms[room_id].snapshot_at = place
         log.info("journal_compacted", extra={"fields": {
@@ -499,9 +533,18 @@ class JournalSnapshots:
 
     async def close(self) -> None:
         if self._fd >= 0:
+            self._close_window()
+            os.ftruncate(self._fd, self._size)  # without the window's unwritten end
             os.close(self._fd)
-            os.close(self._read_fd)
-            self._fd = self._read_fd = -1
+            self._fd = -1
+
+
+def _allocate(fd: int, offset: int, length: int) -> None:
+    """Gives the file its blocks from ``offset`` for ``length`` bytes (and that size)."""
+    if hasattr(os, "posix_fallocate"):
+        os.posix_fallocate(fd, offset, length)
+    elif os.fstat(fd).st_size < offset + length:  # (macOS) a sparse end, at least
+        os.ftruncate(fd, offset + length)
 
 
 class DbSnapshots:

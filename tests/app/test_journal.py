@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +62,7 @@ async def test_a_torn_last_line_is_skipped(tmp_path: Path) -> None:
 async def test_compaction_keeps_the_live_rooms_and_drops_the_rest(tmp_path: Path) -> None:
     path = tmp_path / "kartu.rooms.journal"
     journal = JournalSnapshots(str(path))
-    journal.COMPACT_MIN_BYTES = 4096
+    journal.COMPACT_MIN_BYTES, journal.COMPACT_FACTOR = 4096, 2
     for room in range(40):
         entries = [{"pad": "x" * 40, "n": n} for n in range(5)]
         await journal.save(save(f"r{room}", 1, 0, entries))
@@ -67,7 +70,6 @@ async def test_compaction_keeps_the_live_rooms_and_drops_the_rest(tmp_path: Path
             await journal.save(save(f"r{room}", 2, 5, [], active=False))
         else:  # a later snapshot, longer, and more of the log
             await journal.save(save(f"r{room}", 100, 5, [{"n": 5}]))
-    assert path.stat().st_size < 4 * 4096  # compacted along the way
     # What is live is kept count of as it goes, not recounted on every save.
     assert journal._live == sum(map(journal._weight, journal.rooms.values()))
     # Snapshots are read back from where compaction moved them.
@@ -75,11 +77,78 @@ async def test_compaction_keeps_the_live_rooms_and_drops_the_rest(tmp_path: Path
     await journal.save(save("r36", 3, 5, [{"n": 5}]))
     assert (await load(journal, "r36"))[0] == {"version": 3, "room": "r36"}
     await journal.close()
+    # Compacted along the way: the first rooms that ended left no line behind.
+    rooms_named = {line.split(b" ")[1] for line in path.read_bytes().splitlines()}
+    assert b"r1" not in rooms_named and b"r0" in rooms_named
     again = JournalSnapshots(str(path))
     assert await again.active_rooms() == sorted(f"r{room}" for room in range(0, 40, 4))
     assert await load(again, "r8") == ({"version": 100, "room": "r8"},
                                       [{"pad": "x" * 40, "n": n} for n in range(5)] + [{"n": 5}])
     assert (await load(again, "r36"))[0] == {"version": 3, "room": "r36"}
+    await again.close()
+
+
+async def test_what_a_killed_process_saved_comes_back(tmp_path: Path) -> None:
+    # Saves are copies into the file's mapped pages: the kernel holds them
+    # the moment they are made, with no write and no close.
+    path = tmp_path / "kartu.rooms.journal"
+    script = f"""
+import asyncio, os, signal, sys
+sys.path.insert(0, {str(Path(__file__).parents[2])!r})
+from tests.app.test_journal import save
+from app.snapshots import JournalSnapshots
+
+async def main():
+    journal = JournalSnapshots({str(path)!r})
+    await journal.save(save("a", 1, 0, [{{"n": 0}}, {{"n": 1}}]))
+    await journal.save(save("a", 2, 2, [{{"n": 2}}], snapshot=False))
+    os.kill(os.getpid(), signal.SIGKILL)
+
+asyncio.run(main())
+"""
+    done = subprocess.run([sys.executable, "-c", script], timeout=60)
+    assert done.returncode == -signal.SIGKILL
+    assert path.stat().st_size == JournalSnapshots.WINDOW_BYTES  # the window's zeros too
+    again = JournalSnapshots(str(path))
+    assert await load(again, "a") == ({"version": 1, "room": "a"},
+                                      [{"n": 0}, {"n": 1}, {"n": 2}])
+    await again.save(save("a", 2, 3, [{"n": 3}], snapshot=False))  # goes on from the end
+    await again.close()
+    assert not path.read_bytes().endswith(b"\0")
+    assert (await load(JournalSnapshots(str(path)), "a"))[1][-2:] == [{"n": 2}, {"n": 3}]
+
+
+async def test_a_line_torn_by_a_kill_before_the_zeros_is_cut(tmp_path: Path) -> None:
+    path = tmp_path / "kartu.rooms.journal"
+    journal = JournalSnapshots(str(path))
+    await journal.save(save("a", 1, 0, [{"n": 0}]))
+    await journal.close()
+    with path.open("ab") as out:
+        out.write(b'E a 1 {"n":' + bytes(5000))  # killed mid-copy, in the window
+    again = JournalSnapshots(str(path))
+    assert await load(again, "a") == ({"version": 1, "room": "a"}, [{"n": 0}])
+    await again.save(save("a", 1, 1, [{"n": 1}], snapshot=False))
+    await again.close()
+    assert (await load(JournalSnapshots(str(path)), "a"))[1] == [{"n": 0}, {"n": 1}]
+
+
+async def test_saves_go_on_across_windows_and_past_a_windows_size(tmp_path: Path) -> None:
+    path = tmp_path / "kartu.rooms.journal"
+    journal = JournalSnapshots(str(path))
+    journal.WINDOW_BYTES = 4096
+    entries = [{"n": n, "pad": "y" * 100} for n in range(200)]  # ~25 KB: six windows
+    for n, entry in enumerate(entries):
+        await journal.save(save("a", 1, n, [entry], snapshot=n == 0))
+    big = {"version": 2, "room": "b", "pad": "z" * 10_000}  # more than a window at once
+    await journal.save(RoomSave(room_id="b", snapshot=big, log_base=0, log_entries=[],
+                                summary=None, active=True))
+    assert journal._window is not None and len(journal._window) <= 16_384
+    assert await load(journal, "a") == ({"version": 1, "room": "a"}, entries)
+    assert (await journal.load("b")) == (big, [])
+    await journal.close()
+    again = JournalSnapshots(str(path))
+    assert await load(again, "a") == ({"version": 1, "room": "a"}, entries)
+    assert (await again.load("b")) == (big, [])
     await again.close()
 
 
