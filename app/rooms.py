@@ -83,7 +83,8 @@ class RoomRegistry:
         self.rooms: dict[str, RoomActor] = {}
         self._pending: dict[str, list[Change]] = {}
         self._saved_log: dict[str, int] = {}
-        # Per room: (RoomCore.room_changes, when, log length) at its last full snapshot.
+        # Per room: RoomCore.room_changes and when at its last full snapshot,
+        # and the log length at which the next one is due.
         self._snapshotted: dict[str, tuple[int, int, int]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._statuses: dict[str, str] = {}
@@ -300,7 +301,7 @@ class RoomRegistry:
         # change completely (RoomCore.catch_up).
         full = (last is None or last[0] != core.room_changes or not active
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
-                or len(core.action_log) - last[2] >= self._snapshot_entries(room_id))
+                or len(core.action_log) >= last[2])
         messages = [message for change in changes for message in change_messages(change)]
         carried = self.snapshots.carries_messages
         kept = await self.snapshots.save(RoomSave(
@@ -316,7 +317,8 @@ class RoomRegistry:
             return False
         self._saved_log[room_id] = len(core.action_log)
         if full:
-            self._snapshotted[room_id] = (core.room_changes, now, len(core.action_log))
+            self._snapshotted[room_id] = (core.room_changes, now, len(core.action_log)
+                                          + self._snapshot_entries(room_id))
         # The save published them to the other processes if the store carries
         # messages; this process's own connections get them here.
         for channel, message in messages:

@@ -150,12 +150,17 @@ def _flusher(loop: asyncio.AbstractEventLoop) -> _Flusher:
 
 
 class _Inbox:
-    """The receive queue, as uvicorn's protocol uses it: one reader, never full."""
+    """The receive queue, as uvicorn's protocol uses it: one reader, never full.
 
-    __slots__ = ("_items", "_waiter")
+    It keeps its loop rather than asking for the running one each time it
+    waits: on Python 3.11 that asks the kernel for the process id, a system
+    call for every message read."""
 
-    def __init__(self) -> None:
+    __slots__ = ("_items", "_loop", "_waiter")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._items: list[Any] = []  # a few at most (READ_AHEAD)
+        self._loop = loop
         self._waiter: asyncio.Future[None] | None = None
 
     def put_nowait(self, item: Any) -> None:
@@ -165,7 +170,7 @@ class _Inbox:
 
     async def get(self) -> Any:
         while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
+            self._waiter = self._loop.create_future()
             try:
                 await self._waiter
             finally:
@@ -214,7 +219,7 @@ class _Flag:
 class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.queue = _Inbox()  # type: ignore[assignment]
+        self.queue = _Inbox(self.loop)  # type: ignore[assignment]
         self.writable = _Flag(True)  # type: ignore[assignment]
         self._corked: list[bytes | memoryview] = []
         self._corked_bytes = 0

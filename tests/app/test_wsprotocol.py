@@ -27,7 +27,7 @@ def test_unwire_gives_back_the_payloads_of_joined_frames() -> None:
 
 
 async def test_the_inbox_hands_messages_over_in_order_and_waits_when_empty() -> None:
-    inbox = _Inbox()
+    inbox = _Inbox(asyncio.get_running_loop())
     inbox.put_nowait(1)
     inbox.put_nowait(2)
     assert inbox.qsize() == 2
