@@ -33,10 +33,12 @@ Three stores:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import mmap
 import os
 import time
+from array import array
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -311,14 +313,27 @@ def rooms_file(database_file: str) -> str:
     return str(path.with_name(f"{stem}.rooms.journal"))
 
 
+_LENGTH_BITS = 24  # a line's place in the file: offset << _LENGTH_BITS | length
+
+
+def _place(offset: int, length: int) -> int:
+    return offset << _LENGTH_BITS | length
+
+
+def _unplace(place: int) -> tuple[int, int]:
+    return place >> _LENGTH_BITS, place & ((1 << _LENGTH_BITS) - 1)
+
+
 @dataclass
 class _JournaledRoom:
-    # Where the latest snapshot's JSON lies in the file (offset, length): read
-    # back only to resume or compact, so it is not kept in memory.
+    # Where the latest snapshot's JSON and each line of the action log
+    # ("E <room> <seq> <entry JSON>\n", in order: see _place) lie in the
+    # file. They are read back only to resume or compact, so they are not
+    # kept in memory: the room keeps its log itself (RoomCore.action_log),
+    # and a second copy here was the larger part of a long game's memory.
     snapshot_at: tuple[int, int] | None = None
-    # The action log's lines as written ("E <room> <seq> <entry JSON>\n"), so
-    # that compaction copies them without formatting a line.
-    entries: list[bytes] = field(default_factory=list)
+    entries: array[int] = field(default_factory=lambda: array("Q"))
+    entry_bytes: int = 0  # what the log's lines weigh
 
 
 class JournalSnapshots:
@@ -408,7 +423,8 @@ class JournalSnapshots:
         elif kind == b"E":
             seq = int(number)
             if seq == len(record.entries):
-                record.entries.append(line + b"\n")
+                record.entries.append(_place(start, len(line) + 1))
+                record.entry_bytes += len(line) + 1
             elif seq > len(record.entries):
                 raise ValueError(f"log entry {seq} of room {room} comes after a gap")
         else:
@@ -445,7 +461,8 @@ class JournalSnapshots:
             for seq, entry in enumerate(entries, start=base):
                 if seq == len(record.entries):  # earlier positions are already saved
                     line = b"E %s %d %s\n" % (key, seq, entry)
-                    record.entries.append(line)
+                    record.entries.append(_place(at, len(line)))
+                    record.entry_bytes += len(line)
                     self._live += len(line)
                     lines.append(line)
                     at += len(line)
@@ -480,7 +497,7 @@ class JournalSnapshots:
     @classmethod
     def _weight(cls, record: _JournaledRoom) -> int:
         """About what a room's lines weigh in a compacted journal."""
-        return cls._snapshot_weight(record) + sum(map(len, record.entries))
+        return cls._snapshot_weight(record) + record.entry_bytes
 
     @staticmethod
     def _snapshot_weight(record: _JournaledRoom) -> int:
@@ -497,24 +514,30 @@ class JournalSnapshots:
         """Rewrites the journal with the live rooms only, then swaps it in."""
         started = time.perf_counter()
         temporary = f"{self.path}.compacting"
-        moved: dict[str, tuple[int, int]] = {}
-        with open(temporary, "wb") as out:
+        moved: dict[str, tuple[tuple[int, int] | None, array[int]]] = {}
+        with open(temporary, "wb") as out, self._reading() as old:
             for room_id, record in self.rooms.items():
-                key = room_id.encode()
-                snapshot = self._snapshot(record)
-                if snapshot is not None:
-                    head = b"S %s 0 " % key
-                    moved[room_id] = (out.tell() + len(head), len(snapshot))
-                    out.write(head + snapshot + b"\n")
-                out.write(b"".join(record.entries))
+                snapshot_at = None
+                if record.snapshot_at is not None:
+                    offset, length = record.snapshot_at
+                    head = b"S %s 0 " % room_id.encode()
+                    snapshot_at = (out.tell() + len(head), length)
+                    out.write(head + old[offset:offset + length] + b"\n")
+                entries = array("Q")
+                for place in record.entries:
+                    offset, length = _unplace(place)
+                    entries.append(_place(out.tell(), length))
+                    out.write(old[offset:offset + length])
+                moved[room_id] = (snapshot_at, entries)
             size = out.tell()
         # The window maps the old file: let it go before the new one is in place.
         self._close_window()
         os.replace(temporary, self.path)
         os.close(self._fd)
         self._fd = os.open(self.path, os.O_RDWR)
-        for room_id, place in moved.items():  # same lengths: what is live weighs the same
-            self.rooms[room_id].snapshot_at = place
+        for room_id, (snapshot_at, entries) in moved.items():  # same lengths: same weight
+            self.rooms[room_id].snapshot_at = snapshot_at
+            self.rooms[room_id].entries = entries
         log.info("journal_compacted", extra={"fields": {
             "from_bytes": self._size, "to_bytes": size, "rooms": len(self.rooms),
             "ms": round((time.perf_counter() - started) * 1000, 1)}})
@@ -525,8 +548,17 @@ class JournalSnapshots:
         snapshot = None if record is None else self._snapshot(record)
         if record is None or snapshot is None:
             return None
-        return orjson.loads(snapshot), [line.split(b" ", 3)[3].rstrip(b"\n")
-                                        for line in record.entries]
+        with self._reading() as journal:
+            lines = [journal[offset:offset + length]
+                     for offset, length in map(_unplace, record.entries)]
+        return orjson.loads(snapshot), [line.split(b" ", 3)[3].rstrip(b"\n") for line in lines]
+
+    def _reading(self) -> contextlib.AbstractContextManager[bytes] | mmap.mmap:
+        """The journal as written so far, to read lines from: a mapping of the
+        file (a long game's thousands of lines without a system call each)."""
+        if not self._size:  # a mapping cannot be empty
+            return contextlib.nullcontext(b"")
+        return mmap.mmap(self._fd, self._size, access=mmap.ACCESS_READ)
 
     async def active_rooms(self) -> list[str]:
         return sorted(r for r, record in self.rooms.items() if record.snapshot_at is not None)

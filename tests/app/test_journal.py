@@ -72,8 +72,10 @@ async def test_compaction_keeps_the_live_rooms_and_drops_the_rest(tmp_path: Path
             await journal.save(save(f"r{room}", 100, 5, [{"n": 5}]))
     # What is live is kept count of as it goes, not recounted on every save.
     assert journal._live == sum(map(journal._weight, journal.rooms.values()))
-    # Snapshots are read back from where compaction moved them.
+    # Snapshots and log lines are read back from where compaction moved them.
     assert (await load(journal, "r36"))[0] == {"version": 100, "room": "r36"}
+    assert (await load(journal, "r8"))[1] == [{"pad": "x" * 40, "n": n} for n in range(5)] + [
+        {"n": 5}]
     await journal.save(save("r36", 3, 5, [{"n": 5}]))
     assert (await load(journal, "r36"))[0] == {"version": 3, "room": "r36"}
     await journal.close()
