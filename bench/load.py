@@ -31,6 +31,13 @@ both), and two baseline processes likewise. The generator then shares core
 1 with a server. ``--redis`` puts a single process on Redis, the reference
 for what the second process adds.
 
+``--against DIR`` puts another checkout of kartu (``DIR``, a ``git
+worktree`` of an earlier commit, say) in the baseline's place: the same
+load, measured in the same turns, so that two versions of kartu are
+compared with the machine's drift cancelled as it is against the baseline.
+The ratios are then this checkout's to that one's, and the targets do not
+apply.
+
 ``--runs N`` repeats the whole run N times (fresh servers each time) and
 ends with the figures' medians: the project's targets are set on the
 median of 3 runs, each ratio taken to the baseline of the same run.
@@ -178,7 +185,9 @@ def pinned(core: int | None, argv: list[str]) -> list[str]:
 
 
 def start_server(kind: str, tmp: Path, core: int | None, env_extra: dict[str, str],
-                 db_dir: Path | None = None, compression: str | None = None) -> Server:
+                 db_dir: Path | None = None, compression: str | None = None,
+                 root: Path = ROOT) -> Server:
+    """Starts a server of ``kind`` (kartu, raw); kartu from the checkout at ``root``."""
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1",
            "DATABASE_URL": f"sqlite+aiosqlite:///{(db_dir or tmp) / 'kartu.db'}"}
@@ -198,7 +207,7 @@ def start_server(kind: str, tmp: Path, core: int | None, env_extra: dict[str, st
                 "--compression", compression or "none"]
     log = tmp / f"{kind}-{port}.log"
     with log.open("wb") as out:
-        process = subprocess.Popen(pinned(core, argv), cwd=ROOT, env=env, stdout=out,
+        process = subprocess.Popen(pinned(core, argv), cwd=root, env=env, stdout=out,
                                    stderr=subprocess.STDOUT)
     server = Server(kind, f"http://127.0.0.1:{port}", process, log)
     deadline = time.monotonic() + 60
@@ -250,6 +259,12 @@ class Plan:
     # Slices of the window each side gets, the two measured in turns; 0: one
     # window each, kartu's whole run and then the baseline's.
     slices: int = 0
+    # Another checkout of kartu, run in the baseline's place (--against).
+    against: Path | None = None
+
+    def speaks_kartu(self, kind: str) -> bool:
+        """Whether a side of ``kind`` is kartu (the baseline's is, with --against)."""
+        return kind == "kartu" or self.against is not None
 
     @property
     def connections(self) -> int:
@@ -299,10 +314,10 @@ async def set_up_side(kind: str, plan: Plan, servers: list[Server], pad: int) ->
     """Makes the rooms, connects and joins every client and starts the games; nobody acts yet."""
     dialect: Dialect = (KartuDialect("basic_rummy" if plan.shape != "realtime" else "remmi_demmi",
                                      plan.moves)
-                        if kind == "kartu" else RawDialect(pad))
+                        if plan.speaks_kartu(kind) else RawDialect(pad))
 
     # The baseline cannot pass messages between its processes: its rooms stay whole.
-    spread = plan.spread if kind == "kartu" else "room"
+    spread = plan.spread if plan.speaks_kartu(kind) else "room"
 
     def generator(rooms: int, seed: int) -> LoadGenerator:
         return LoadGenerator(dialect, plan.shape, [s.url for s in servers], rooms,
@@ -429,7 +444,7 @@ async def run_interleaved(plan: Plan, kartu_servers: list[Server], raw_servers: 
     slice_s = plan.duration / plan.slices
     for turn in range(plan.slices):
         for side in ((kartu, raw) if turn % 2 == 0 else (raw, kartu)):
-            if side is raw and pad is None and kartu.gen.stats.views:
+            if side is raw and pad is None and plan.against is None and kartu.gen.stats.views:
                 wanted = kartu_pad(mean_state_bytes(kartu.gen))
                 if abs(wanted - padding) > 0.02 * padding:
                     padding = wanted
@@ -500,7 +515,7 @@ def side_figures(side: Side, plan: Plan, speed: list[float | None]) -> dict[str,
     if plan.shape == "idle":
         total = {k: sum(v) for k, v in rss.items()}
         figures["rss_kb_per_conn"] = (total["joined"] - total["rooms"]) / conns
-        if side.kind == "kartu":
+        if plan.speaks_kartu(side.kind):
             room_kb = (total["rooms"] - total["before"]) + (total["started"] - total["joined"])
             figures["rss_kb_per_room"] = room_kb / rooms
         else:
@@ -617,10 +632,13 @@ def start_servers(kind: str, plan: Plan, tmp: Path, stack: contextlib.ExitStack
     server_cores, _ = cores(plan.processes)
     prefix = f"kartu-bench-{secrets.token_hex(4)}"
     env: dict[str, str] = {}
+    root, label = ROOT, kind
+    if kind == "raw" and plan.against is not None:
+        kind, root, label = "kartu", plan.against, "against"
     if kind == "kartu" and (plan.processes > 1 or plan.redis):
         env = {"REDIS_URL": plan.redis_url, "KARTU_REDIS_PREFIX": prefix}
         stack.callback(_drop_redis_keys, plan.redis_url, prefix)
-    side = tmp / kind
+    side = tmp / label
     side.mkdir()
     db_dir = None
     if plan.db_dir is not None:
@@ -628,7 +646,7 @@ def start_servers(kind: str, plan: Plan, tmp: Path, stack: contextlib.ExitStack
         stack.callback(shutil.rmtree, db_dir, ignore_errors=True)
     servers: list[Server] = []
     for core in server_cores:
-        server = start_server(kind, side, core, env, db_dir, plan.compression)
+        server = start_server(kind, side, core, env, db_dir, plan.compression, root)
         stack.callback(server.stop)
         servers.append(server)
     return servers
@@ -977,6 +995,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", type=Path,
                         help="record kartu with py-spy during the window (collapsed stacks)")
     parser.add_argument("--no-baseline", action="store_true", help="kartu only")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="in the baseline's place, kartu from this other checkout")
     parser.add_argument("--slices", type=int, default=4,
                         help="both servers up at once, measured in turns: the window split "
                              "into this many slices each (default 4; --quick: 2)")
@@ -1022,6 +1042,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
                 processes=args.processes, redis=args.redis, redis_url=args.redis_url,
                 spread=args.spread, compression=None if args.compression == "none" else "deflate",
                 quick=args.quick, db_dir=args.db_dir, profile=args.profile, moves=args.moves,
+                against=args.against.resolve() if args.against is not None else None,
                 slices=0 if (args.sequential or args.no_baseline or args.profile is not None
                              or shape == "idle") else max(1, 2 if args.quick else args.slices))
 
@@ -1057,6 +1078,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.runs < 1:
         print("--runs: at least 1", file=sys.stderr)
+        return 2
+    if args.against is not None and not (args.against / "app" / "__main__.py").is_file():
+        print(f"--against: {args.against} is not a checkout of kartu", file=sys.stderr)
         return 2
     plan = make_plan(args)
     # Servers' sockets and ours: both ends of every connection on this machine.
@@ -1140,20 +1164,24 @@ def run_once(plan: Plan, args: argparse.Namespace, server_cores: list[int | None
             baseline = both[1]
             notes.append(f"interleaved: {plan.slices} slices of {plan.duration / plan.slices:g} s "
                          "each side, in the order kartu, baseline, baseline, kartu, ...")
-            notes.append(f"baseline views padded with {baseline['padding']} bytes to kartu's "
-                         "mean state size")
+            if plan.against is None:
+                notes.append(f"baseline views padded with {baseline['padding']} bytes to "
+                             "kartu's mean state size")
         elif not args.no_baseline:
             pad = args.pad if args.pad is not None else kartu_pad(kartu.get("mean_state_bytes"))
             print("baseline ...", flush=True)
             result = measure("raw", plan, tmp, pad)
             baseline = result if isinstance(result, dict) else None
-            if plan.shape != "idle":
+            if plan.shape != "idle" and plan.against is None:
                 notes.append(f"baseline views padded with {pad} bytes to kartu's mean state size")
             drift = ratio(kartu.get("speed_probe_ms"), (baseline or {}).get("speed_probe_ms"))
             if drift is not None and not 1 / SPEED_DRIFT <= drift <= SPEED_DRIFT:
                 notes.append(f"the machine's speed moved between the two sides (the fixed "
                              f"loop took {drift:.2f}x as long around kartu's window): this "
                              f"run's ratios are suspect; take the median of several runs")
+    if plan.against is not None:
+        notes.append(f"the baseline is kartu from {plan.against}: the ratios compare the two "
+                     "checkouts, and the targets do not apply")
     report(plan, kartu, baseline, notes, args.json)
     if plan.profile is not None and plan.profile.exists():
         print("\n".join(profile_summary(plan.profile)))

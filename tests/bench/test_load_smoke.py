@@ -75,3 +75,24 @@ def test_several_runs_end_with_their_medians(tmp_path: Path) -> None:
     per_conn = next(f for f in last["figures"] if f["figure"] == "rss_kb_per_conn")
     assert per_conn["kartu"] is not None and len(per_conn["ratios"]) == 2
     assert all(t["judged_runs"] == 2 for t in last["targets"] if t["pass"] is not None)
+
+
+@pytest.mark.timeout(110)
+def test_two_checkouts_of_kartu_can_be_compared(tmp_path: Path) -> None:
+    # --against runs another checkout in the baseline's place and speaks
+    # kartu's protocol to it: neither side could set up a room, let alone
+    # act at the rate offered, were either side spoken to in the wrong one.
+    lines = run_load("turn", tmp_path / "out.jsonl", "--against", str(ROOT))
+    summary = lines[-1]
+    kartu, other = summary["kartu"], summary["baseline"]
+    for side in (kartu, other):
+        assert side["errors"] == 0 and side["server_disconnects"] == 0
+        assert 0.7 * side["offered_rate"] <= side["actions_per_s"] <= 1.3 * side["offered_rate"]
+    assert any(f"kartu from {ROOT}" in note for note in summary["notes"])
+    assert not any("padded" in note for note in summary["notes"])
+
+
+def test_against_must_name_a_checkout_of_kartu(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "bench.load", "--quick", "--against",
+                           str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "is not a checkout of kartu" in done.stderr
