@@ -12,10 +12,10 @@ directory) and :mod:`bench.raw_server`, both pinned to core 0 with
 ``taskset``, and drives them from this process pinned to core 1
 (:mod:`bench.loadgen`) at the same connection count and rate, in turns:
 each side's window is cut into ``--slices`` slices, measured in the order
-kartu, baseline, baseline, kartu, ... (``--sequential``: kartu's whole run,
-then the baseline's). Each figure is printed for kartu, the baseline and
-their ratio, beside the project's targets, as a table and (``--json``) as
-JSON lines.
+kartu, baseline, baseline, kartu, ... (with ``--runs``, every other run the
+baseline first; ``--sequential``: kartu's whole run, then the baseline's).
+Each figure is printed for kartu, the baseline and their ratio, beside the
+project's targets, as a table and (``--json``) as JSON lines.
 
 Shapes: ``turn`` (Basic Rummy, 4 players and ``--spectators`` per room,
 paced to ``--rate`` actions/s overall), ``realtime`` (Remmi Demmi,
@@ -418,32 +418,52 @@ def mean_state_bytes(gen: LoadGenerator) -> float | None:
 
 
 async def run_interleaved(plan: Plan, kartu_servers: list[Server], raw_servers: list[Server],
-                          pad: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+                          pad: int | None, first: str = "kartu", pad_hint: int = 0
+                          ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Both sides set up at once and measured in turns, ``plan.slices`` slices
-    each, in the order kartu, baseline, baseline, kartu, kartu, ... (a drift
-    of the machine's speed during the run weighs on both alike).
+    each, in the order first, second, second, first, first, ... (a drift of
+    the machine's speed during the run weighs on both alike). ``first``
+    (kartu or raw) is also the side set up and warmed up first: that side
+    pays about 2-3 % more CPU an action in its slices (kartu against
+    itself, ``--against``), so runs alternate it (:func:`main`).
 
     While one side acts, the other's clients stay connected and idle. Each
     slice starts after a second of load that is not measured, and the
-    baseline's padding follows kartu's mean view size as measured so far.
+    baseline's padding follows kartu's mean view size as measured so far
+    (``pad_hint`` until kartu has been measured, when the baseline is first).
     """
     _, speed_core = cores(plan.processes)
-    kartu = await set_up_side("kartu", plan, kartu_servers, 0)
-    # Kartu's warm-up is recorded, for the size of its views: the baseline's padding.
-    kartu.gen.activate()
-    kartu.gen.begin_window()
-    await asyncio.sleep(plan.warmup)
-    kartu.gen.end_window()
-    await kartu.gen.stop()
-    padding = pad if pad is not None else kartu_pad(mean_state_bytes(kartu.gen))
-    raw = await set_up_side("raw", plan, raw_servers, padding)
-    raw.gen.activate()
-    await asyncio.sleep(plan.warmup)
-    await raw.gen.stop()
+
+    async def set_up_kartu() -> Side:
+        side = await set_up_side("kartu", plan, kartu_servers, 0)
+        # Kartu's warm-up is recorded, for the size of its views: the baseline's padding.
+        side.gen.activate()
+        side.gen.begin_window()
+        await asyncio.sleep(plan.warmup)
+        side.gen.end_window()
+        await side.gen.stop()
+        return side
+
+    async def set_up_raw(padding: int) -> Side:
+        side = await set_up_side("raw", plan, raw_servers, padding)
+        side.gen.activate()
+        await asyncio.sleep(plan.warmup)
+        await side.gen.stop()
+        return side
+
+    if first == "kartu":
+        kartu = await set_up_kartu()
+        padding = pad if pad is not None else kartu_pad(mean_state_bytes(kartu.gen))
+        raw = await set_up_raw(padding)
+    else:
+        padding = pad if pad is not None else pad_hint
+        raw = await set_up_raw(padding)
+        kartu = await set_up_kartu()
     speed = [await asyncio.to_thread(machine_speed_ms, speed_core)]
     slice_s = plan.duration / plan.slices
+    order = (kartu, raw) if first == "kartu" else (raw, kartu)
     for turn in range(plan.slices):
-        for side in ((kartu, raw) if turn % 2 == 0 else (raw, kartu)):
+        for side in (order if turn % 2 == 0 else order[::-1]):
             if side is raw and pad is None and plan.against is None and kartu.gen.stats.views:
                 wanted = kartu_pad(mean_state_bytes(kartu.gen))
                 if abs(wanted - padding) > 0.02 * padding:
@@ -683,8 +703,8 @@ def measure(kind: str, plan: Plan, tmp: Path, pad: int) -> dict[str, Any] | str:
         return count_exits(_event_loop_run(work), servers)
 
 
-def measure_interleaved(plan: Plan, tmp: Path, pad: int | None
-                        ) -> tuple[dict[str, Any], dict[str, Any]] | str:
+def measure_interleaved(plan: Plan, tmp: Path, pad: int | None, first: str = "kartu",
+                        pad_hint: int = 0) -> tuple[dict[str, Any], dict[str, Any]] | str:
     """Starts both kinds of servers, runs the load on them in turns (:func:`run_interleaved`)."""
     with contextlib.ExitStack() as stack:
         kartu = start_servers("kartu", plan, tmp, stack)
@@ -694,7 +714,7 @@ def measure_interleaved(plan: Plan, tmp: Path, pad: int | None
         raw = start_servers("raw", plan, tmp, stack)
 
         async def work() -> tuple[dict[str, Any], dict[str, Any]]:
-            return await run_interleaved(plan, kartu, raw, pad)
+            return await run_interleaved(plan, kartu, raw, pad, first, pad_hint)
 
         kartu_figures, raw_figures = _event_loop_run(work)
         return count_exits(kartu_figures, kartu), count_exits(raw_figures, raw)
@@ -1111,7 +1131,13 @@ def main(argv: list[str] | None = None) -> int:
     for run in range(1, args.runs + 1):
         if args.runs > 1:
             print(f"\n=== run {run} of {args.runs}", flush=True)
-        result = run_once(plan, args, server_cores, own_core, list(notes))
+        # Every other run sets up and measures the baseline first: the side
+        # set up first pays a little more (run_interleaved), and medians over
+        # runs should not hold that against one side only.
+        first = "kartu" if run % 2 == 1 else "raw"
+        last = results[-1][1] if results else None
+        pad_hint = int(last.get("padding") or 0) if last else 0
+        result = run_once(plan, args, server_cores, own_core, list(notes), first, pad_hint)
         if result is None:
             return 0
         results.append(result)
@@ -1121,7 +1147,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_once(plan: Plan, args: argparse.Namespace, server_cores: list[int | None],
-             own_core: int | None, notes: list[str]
+             own_core: int | None, notes: list[str], first: str = "kartu", pad_hint: int = 0
              ) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
     """One whole run (set-up, warm-up, window, both sides), reported; its
     figures, or None if the shape was not available."""
@@ -1133,6 +1159,7 @@ def run_once(plan: Plan, args: argparse.Namespace, server_cores: list[int | None
               "compression": plan.compression or "none", "quick": plan.quick,
               "db_dir": str(plan.db_dir) if plan.db_dir else None,
               "cores": {"servers": server_cores, "generator": own_core},
+              "first": first if plan.slices else "kartu",
               "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     print(f"bench.load: {plan.shape}, {plan.rooms} rooms, {plan.connections} connections, "
           + (f"{plan.rate:g} actions/s offered, " if plan.shape != "idle" else "")
@@ -1146,8 +1173,9 @@ def run_once(plan: Plan, args: argparse.Namespace, server_cores: list[int | None
         tmp = Path(tmpdir)
         both: tuple[dict[str, Any], dict[str, Any]] | str | None = None
         if plan.slices:
-            print(f"kartu and baseline, in turns ({plan.slices} slices each) ...", flush=True)
-            both = measure_interleaved(plan, tmp, args.pad)
+            sides = "kartu and baseline" if first == "kartu" else "baseline and kartu"
+            print(f"{sides}, in turns ({plan.slices} slices each) ...", flush=True)
+            both = measure_interleaved(plan, tmp, args.pad, first, pad_hint)
             kartu = both if isinstance(both, str) else both[0]
         else:
             print("kartu ...", flush=True)
@@ -1162,8 +1190,10 @@ def run_once(plan: Plan, args: argparse.Namespace, server_cores: list[int | None
         baseline: dict[str, Any] | None = None
         if isinstance(both, tuple):
             baseline = both[1]
+            one, two = ("kartu", "baseline") if first == "kartu" else ("baseline", "kartu")
             notes.append(f"interleaved: {plan.slices} slices of {plan.duration / plan.slices:g} s "
-                         "each side, in the order kartu, baseline, baseline, kartu, ...")
+                         f"each side, in the order {one}, {two}, {two}, {one}, ... ({one} set "
+                         "up first)")
             if plan.against is None:
                 notes.append(f"baseline views padded with {baseline['padding']} bytes to "
                              "kartu's mean state size")

@@ -96,3 +96,19 @@ def test_against_must_name_a_checkout_of_kartu(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "bench.load", "--quick", "--against",
                            str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "is not a checkout of kartu" in done.stderr
+
+
+@pytest.mark.timeout(110)
+def test_every_other_run_sets_up_the_baseline_first(tmp_path: Path) -> None:
+    lines = run_load("turn", tmp_path / "out.jsonl", "--runs", "2")
+    assert [line["first"] for line in lines if line["kind"] == "run"] == ["kartu", "raw"]
+    summaries = [line for line in lines if line["kind"] == "summary"]
+    for summary in summaries:
+        for side in (summary["kartu"], summary["baseline"]):
+            assert side["errors"] == 0 and side["server_disconnects"] == 0
+            assert side["actions_per_s"] > 0
+    # Set up before kartu was measured, the baseline took its padding from
+    # the run before, and its views matched kartu's all the same.
+    second = summaries[1]
+    assert second["baseline"]["padding"] > 0
+    assert any("baseline set up first" in note for note in second["notes"])
