@@ -5,7 +5,9 @@ channel. Rather than each connection subscribing on its own, a :class:`Feed`
 subscribes once per channel, opens each envelope (:mod:`app.frames`) once
 and hands the same wire bytes, already framed, to every connection attached
 to it. A room with many spectators costs one subscription, not one per
-spectator.
+spectator. A connection attaches as a *sink* (a function called with each
+change) or, on the direct frame path, as a :class:`app.wsprotocol.Receiver`,
+whose socket the feed corks the frames on itself, all receivers in one loop.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import logging
 from collections.abc import Callable
 
 from app.broker import Broker, Subscription
+from app.wsprotocol import Receiver, cork_all
 
 log = logging.getLogger("kartu.feeds")
 
@@ -26,26 +29,37 @@ Sink = Callable[[int, memoryview], None]
 
 class Feed:
     def __init__(self) -> None:
-        self.sinks: dict[int, Sink] = {}
-        # The sinks as delivery goes over them: a tuple made when they change,
-        # not for every message (and a sink may detach while it is called).
+        self.sinks: dict[int, Sink | Receiver] = {}
+        # The sinks and receivers as delivery goes over them: tuples made when
+        # they change, not for every message (and one may detach meanwhile).
         self.fan_out: tuple[Sink, ...] = ()
+        self.receivers: tuple[Receiver, ...] = ()
         self.subscription: Subscription | None = None
         self.ready = asyncio.Event()
 
-    def add(self, handle: int, sink: Sink) -> None:
+    def add(self, handle: int, sink: Sink | Receiver) -> None:
         self.sinks[handle] = sink
-        self.fan_out = tuple(self.sinks.values())
+        self._arrange()
 
-    def remove(self, handle: int) -> Sink | None:
+    def remove(self, handle: int) -> Sink | Receiver | None:
         sink = self.sinks.pop(handle, None)
-        self.fan_out = tuple(self.sinks.values())
+        self._arrange()
         return sink
+
+    def _arrange(self) -> None:
+        attached = self.sinks.values()
+        self.receivers = tuple(s for s in attached if isinstance(s, Receiver))
+        self.fan_out = tuple(s for s in attached if not isinstance(s, Receiver))
 
     def deliver(self, message: bytes) -> None:
         # open_envelope, written out: this runs for every audience of every change.
         cut = message.index(b"\n")
         version, data = int(message[:cut]), memoryview(message)[cut + 1:]
+        if self.receivers:
+            try:
+                cork_all(self.receivers, version, data)
+            except Exception:
+                log.exception("a feed's receivers failed")
         for sink in self.fan_out:
             try:
                 sink(version, data)
@@ -59,7 +73,7 @@ class Feeds:
         self._feeds: dict[str, Feed] = {}
         self._ids = itertools.count(1)
 
-    async def attach(self, channel: str, sink: Sink) -> int:
+    async def attach(self, channel: str, sink: Sink | Receiver) -> int:
         """Starts sending the channel's frames to ``sink``; returns a handle for detach."""
         handle = next(self._ids)
         feed = self._feeds.get(channel)

@@ -50,7 +50,7 @@ from app.messages import (
 from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.store import PlayerRecord
-from app.wsprotocol import frame_path, unwire, wire
+from app.wsprotocol import Receiver, frame_path, unwire, wire
 from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
 
 log = logging.getLogger("kartu.gateway")
@@ -69,6 +69,12 @@ class Membership:
     channel: str
     feed: int | None = None  # handle of this connection's attachment to the channel's feed
     floor: int = -1  # frames at or below this version are older than the snapshot sent
+    receiver: Receiver | None = None  # the attachment, on the direct frame path
+
+    def set_floor(self, version: int) -> None:
+        self.floor = version
+        if self.receiver is not None:
+            self.receiver.floor = version
 
 
 class Connection:
@@ -120,6 +126,13 @@ class Connection:
         if not self._closing and not self.path.send_wire(data, self.settings.send_buffer_bytes):
             self._too_slow()
 
+    def _stop_receiving(self) -> None:
+        """Closing: the feeds send this connection nothing more."""
+        self._closing = True
+        for membership in self.memberships.values():
+            if membership.receiver is not None:
+                membership.receiver.gone = True
+
     def _too_slow(self) -> None:
         self.close_soon(CLOSE_TOO_SLOW, "too slow: messages were piling up", drain=False)
 
@@ -137,7 +150,7 @@ class Connection:
         """Closes the socket; with ``drain``, after the frames already queued (errors)."""
         if self._close_with is not None:
             return
-        self._closing = True
+        self._stop_receiving()
         self._close_with = (code, reason)
         log.info("connection_closed", extra={"fields": {"player": self.player_id, "code": code,
                                                         "reason": reason}})
@@ -182,7 +195,7 @@ class Connection:
         except WebSocketDisconnect:
             pass
         finally:
-            self._closing = True
+            self._stop_receiving()
             await self._leave_all()
             if self._close_task is not None:  # the close asked for goes out first
                 with contextlib.suppress(Exception):
@@ -272,22 +285,20 @@ class Connection:
         channel = (frames.watch_channel(msg.room) if seat is None
                    else frames.seat_channel(msg.room, seat))
         membership = Membership(seat, channel)
-        # Every change of the room comes through here, for each connection:
-        # on the direct path it goes straight to the socket's corked frames.
-        send_wire = self.path.send_wire if self.path is not None else None
-        limit = self.settings.send_buffer_bytes
-
-        def deliver(version: int, data: memoryview) -> None:
-            if version <= membership.floor:
-                return
-            if send_wire is None:
-                for frame in unwire(bytes(data)):
-                    self.send(frame)
-            elif not self._closing and not send_wire(data, limit):
-                self._too_slow()
+        # Every change of the room reaches this connection through the feed:
+        # on the direct path the feed corks it on the socket itself.
+        attachment: Receiver | Callable[[int, memoryview], None]
+        if self.path is not None:
+            attachment = membership.receiver = self.path.receiver(
+                self.settings.send_buffer_bytes, self._too_slow)
+        else:
+            def attachment(version: int, data: memoryview) -> None:
+                if version > membership.floor:
+                    for frame in unwire(bytes(data)):
+                        self.send(frame)
 
         try:
-            membership.feed = await self.feeds.attach(channel, deliver)
+            membership.feed = await self.feeds.attach(channel, attachment)
         except (TimeoutError, ConnectionError, OSError) as err:
             # Without a feed the join is useless: undo it and say so.
             await self._call(msg.room, Leave(self.player_id, seat, True, self.conn_id,
@@ -295,10 +306,12 @@ class Connection:
             raise RoomError("busy", "the server could not open this room's feed; "
                                     "try again") from err
         self.memberships[msg.room] = membership
+        if self._closing:  # it closed while the feed was opening
+            self._stop_receiving()
         # The snapshot is taken after subscribing, so nothing falls in between;
         # frames the broker already delivered that are older are skipped.
         version, view = await self._call(msg.room, Snapshot(seat))
-        membership.floor = version
+        membership.set_floor(version)
         self.send(frames.state(msg.room, version, view))
         self.send(frames.ack(msg.ref, seat=seat, role=msg.role))
 

@@ -109,6 +109,10 @@ class FramePath:
         # The next ASGI receive event, as the app's ``receive`` would give it.
         self.receive: Callable[[], Awaitable[ASGIReceiveEvent]] = protocol.receive
 
+    def receiver(self, limit: int, too_slow: Callable[[], None]) -> Receiver:
+        """A new attachment of this connection to a feed (:class:`Receiver`)."""
+        return Receiver(self._protocol, limit, too_slow)
+
     def flush_all(self) -> None:
         """Writes now what this connection, then every other one of this loop, has corked.
 
@@ -120,6 +124,56 @@ class FramePath:
         self._protocol.flush()
         self._protocol._flusher.flush()
 
+
+
+class Receiver:
+    """One connection's attachment to a feed on the direct frame path.
+
+    A feed hands a change's wire bytes to all its receivers in one loop
+    (:func:`cork_all`) rather than calling each connection: this runs for
+    every connection a change goes to, and the calls were most of its cost.
+    ``floor``: frames at or below this version are older than the snapshot
+    the connection was sent, and skipped. ``gone``: the connection is closing;
+    nothing more for it. ``too_slow`` is called when its backlog is past
+    ``limit`` (the frame is not corked).
+    """
+
+    __slots__ = ("floor", "gone", "limit", "protocol", "too_slow")
+
+    def __init__(self, protocol: KartuWebSocketProtocol, limit: int,
+                 too_slow: Callable[[], None]) -> None:
+        self.protocol = protocol
+        self.limit = limit
+        self.too_slow = too_slow
+        self.floor = -1
+        self.gone = False
+
+
+def cork_all(receivers: tuple[Receiver, ...], version: int, data: memoryview) -> None:
+    """Corks ``data`` (one change's frames, wire bytes) for every receiver that wants it.
+
+    :meth:`KartuWebSocketProtocol.send_corked`, written out for the common
+    case (a backlog well under the limit); anything else goes through it.
+    """
+    size = len(data)
+    for receiver in receivers:
+        if version <= receiver.floor or receiver.gone:
+            continue
+        protocol = receiver.protocol
+        if protocol.close_sent:
+            continue
+        if protocol._corked_bytes + protocol._buffered + size > receiver.limit:
+            if not protocol.send_corked(data, receiver.limit):
+                receiver.too_slow()
+            continue
+        corked = protocol._corked
+        if not corked:
+            flusher = protocol._flusher
+            if not flusher.dirty:
+                flusher.loop.call_soon(flusher.flush)
+            flusher.dirty.append(protocol)
+        corked.append(data)
+        protocol._corked_bytes += size
 
 
 class _Flusher:

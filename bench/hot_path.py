@@ -35,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.snapshots import JournalSnapshots
 from app.store import PlayerRecord, Store
-from app.wsprotocol import EXTENSION, FramePath, wire
+from app.wsprotocol import EXTENSION, FramePath, Receiver, wire
 from bench.loadgen import TRADE_OPTIONS, quick_move, quick_offer
 from engine.games import find_game
 
@@ -59,7 +60,7 @@ TABLES: dict[str, tuple[int, int, dict[str, Any]]] = {
 
 
 class _Path(FramePath):
-    """A direct frame path into a list (what a socket would have been sent)."""
+    """A direct frame path that counts what a socket would have been sent."""
 
     __slots__ = ("sent",)
 
@@ -70,8 +71,43 @@ class _Path(FramePath):
         self.sent += len(data)
         return True
 
+    def receiver(self, limit: int, too_slow: Callable[[], None]) -> Receiver:
+        # What the feeds cork on, as on a socket (app.wsprotocol.cork_all).
+        return Receiver(_Protocol(self), limit, too_slow)  # type: ignore[arg-type]
+
     def flush_all(self) -> None:
         return None
+
+
+class _Flusher:
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.dirty: list[_Protocol] = []
+
+    def flush(self) -> None:
+        dirty, self.dirty = self.dirty, []
+        for protocol in dirty:
+            protocol.flush()
+
+
+class _Protocol:
+    """The part of a socket's protocol that corking reads and writes."""
+
+    flusher: _Flusher | None = None
+
+    def __init__(self, path: _Path) -> None:
+        self.path = path
+        self.close_sent = False
+        self._corked: list[memoryview] = []
+        self._corked_bytes = self._buffered = 0
+        if _Protocol.flusher is None or _Protocol.flusher.loop is not asyncio.get_running_loop():
+            _Protocol.flusher = _Flusher()
+        self._flusher = _Protocol.flusher
+
+    def flush(self) -> None:
+        self.path.sent += self._corked_bytes
+        self._corked.clear()
+        self._corked_bytes = 0
 
 
 class _Socket:

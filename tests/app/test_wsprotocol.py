@@ -11,7 +11,15 @@ from uvicorn.config import Config
 from uvicorn.server import ServerState
 from websockets.frames import Frame, Opcode
 
-from app.wsprotocol import FramePath, KartuWebSocketProtocol, _Flag, _Inbox, unwire, wire
+from app.wsprotocol import (
+    FramePath,
+    KartuWebSocketProtocol,
+    _Flag,
+    _Inbox,
+    cork_all,
+    unwire,
+    wire,
+)
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 1_400, 65_535, 65_536, 70_000])
@@ -123,6 +131,35 @@ async def test_a_connection_past_its_backlog_or_going_away_is_sent_nothing() -> 
     assert path.send_wire(b"late", 1000)  # no complaint, and nothing sent
     await asyncio.sleep(0)
     assert transport.writes == [b"x" * 60, b"w"]
+
+
+async def test_a_feed_corks_a_change_for_its_receivers_as_send_wire_would() -> None:
+    # cork_all is send_corked written out for a feed's receivers: the same
+    # bytes to each, corked until the loop turn's flush, and no frame for a
+    # receiver behind its floor, going away, past its backlog or closed.
+    slow: list[str] = []
+    paths = [await _open_path() for _ in range(5)]
+    receivers = [path.receiver(100, lambda n=n: slow.append(f"r{n}"))
+                 for n, (_, path, _) in enumerate(paths)]
+    receivers[1].floor = 7  # joined with the snapshot of version 7
+    receivers[2].gone = True  # its connection is closing
+    paths[3][1].send_wire(b"x", 100)
+    paths[3][2].buffered = 200  # its client reads no more: that write stays buffered
+    paths[3][1].flush_all()
+    paths[4][0].close_sent = True
+    data = memoryview(b"frames of version 7")
+    cork_all(tuple(receivers), 7, data)
+
+    def written() -> list[list[bytes]]:
+        return [[bytes(w) for w in transport.writes] for _, _, transport in paths]
+
+    assert written() == [[], [], [], [b"x"], []]
+    await asyncio.sleep(0)
+    assert written() == [[b"frames of version 7"], [], [], [b"x"], []]
+    assert slow == ["r3"]
+    cork_all(tuple(receivers), 8, memoryview(b"v8"))
+    paths[0][1].flush_all()
+    assert written()[:2] == [[b"frames of version 7", b"v8"], [b"v8"]]
 
 
 # --- receiving: frames split here, the rest left to websockets -------------------
