@@ -504,12 +504,6 @@ class JournalSnapshots:
         """What its latest snapshot's line weighs (32: the line's head)."""
         return record.snapshot_at[1] + 32 if record.snapshot_at is not None else 0
 
-    def _snapshot(self, record: _JournaledRoom) -> bytes | None:
-        if record.snapshot_at is None:
-            return None
-        offset, length = record.snapshot_at
-        return os.pread(self._fd, length, offset)
-
     def compact(self) -> None:
         """Rewrites the journal with the live rooms only, then swaps it in."""
         started = time.perf_counter()
@@ -545,10 +539,11 @@ class JournalSnapshots:
 
     async def load(self, room_id: str) -> tuple[dict[str, Any], list[bytes]] | None:
         record = self.rooms.get(room_id)
-        snapshot = None if record is None else self._snapshot(record)
-        if record is None or snapshot is None:
+        if record is None or record.snapshot_at is None:
             return None
         with self._reading() as journal:
+            offset, length = record.snapshot_at
+            snapshot = journal[offset:offset + length]
             lines = [journal[offset:offset + length]
                      for offset, length in map(_unplace, record.entries)]
         return orjson.loads(snapshot), [line.split(b" ", 3)[3].rstrip(b"\n") for line in lines]

@@ -196,7 +196,8 @@ _flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = (
     weakref.WeakKeyDictionary())
 
 
-def _flusher(loop: asyncio.AbstractEventLoop) -> _Flusher:
+def loop_flusher(loop: asyncio.AbstractEventLoop) -> _Flusher:
+    """The one flusher of ``loop`` (made the first time it is asked for)."""
     flusher = _flushers.get(loop)
     if flusher is None:
         flusher = _flushers[loop] = _Flusher(loop)
@@ -278,7 +279,7 @@ class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
         self._corked: list[bytes | memoryview] = []
         self._corked_bytes = 0
         self._buffered = 0  # the transport's write buffer after our last write
-        self._flusher = _flusher(self.loop)
+        self._flusher = loop_flusher(self.loop)
         self._splitting = False  # set once the handshake is done (see the module's doc)
         self._partial = b""  # the start of a frame not yet whole
 

@@ -48,7 +48,7 @@ from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.snapshots import JournalSnapshots
 from app.store import PlayerRecord, Store
-from app.wsprotocol import EXTENSION, FramePath, Receiver, wire
+from app.wsprotocol import EXTENSION, FramePath, Receiver, loop_flusher, wire
 from bench.loadgen import TRADE_OPTIONS, quick_move, quick_offer
 from engine.games import find_game
 
@@ -79,30 +79,16 @@ class _Path(FramePath):
         return None
 
 
-class _Flusher:
-    def __init__(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.dirty: list[_Protocol] = []
-
-    def flush(self) -> None:
-        dirty, self.dirty = self.dirty, []
-        for protocol in dirty:
-            protocol.flush()
-
-
 class _Protocol:
     """The part of a socket's protocol that corking reads and writes."""
-
-    flusher: _Flusher | None = None
 
     def __init__(self, path: _Path) -> None:
         self.path = path
         self.close_sent = False
         self._corked: list[memoryview] = []
         self._corked_bytes = self._buffered = 0
-        if _Protocol.flusher is None or _Protocol.flusher.loop is not asyncio.get_running_loop():
-            _Protocol.flusher = _Flusher()
-        self._flusher = _Protocol.flusher
+        # The loop's own flusher: it flushes these as it would sockets.
+        self._flusher = loop_flusher(asyncio.get_running_loop())
 
     def flush(self) -> None:
         self.path.sent += self._corked_bytes
