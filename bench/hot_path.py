@@ -7,10 +7,11 @@ Runs the real gateway (:class:`app.gateway.Connection`), room registry, room
 actors, journal and in-process broker in this process, with rooms like
 ``bench.load``'s: Basic Rummy seating 4 players and 2 spectators (the turn
 shape), or Remmi Demmi with 6 traders whose timer runs (the realtime shape).
-Each connection's direct frame path is a stand-in that keeps the bytes it is
-given, so what is measured is everything kartu does between a frame read and
-its frames handed to the sockets: parse, validate, apply, views, save,
-serialize, fan out. Players make ``bench.loadgen.quick_move``'s moves, and
+Each connection's direct frame path is a stand-in that corks and counts the
+bytes a socket would be sent, flushed after each message as a server's
+connection does, so what is measured is everything kartu does between a
+frame read and its frames handed to the sockets: parse, validate, apply,
+views, save, serialize, fan out. Players make ``bench.loadgen.quick_move``'s moves, and
 traders offer ``bench.loadgen.quick_offer``'s, one seat after the other;
 picking them is left out of the timing.
 
