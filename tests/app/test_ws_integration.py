@@ -221,7 +221,11 @@ async def test_a_short_burst_is_served(live_server: LiveServer) -> None:
 
 async def test_http_api_contract(live_server: LiveServer) -> None:
     url = live_server.url
-    assert httpx.get(f"{url}/healthz").json()["status"] == "ok"
+    health = httpx.get(f"{url}/healthz").json()
+    assert health["status"] == "ok"
+    # The collector's full pass at start-up is the first one counted.
+    assert health["collector"]["passes"][2] >= 1
+    assert 0 < health["collector"]["longest_ms"] <= health["collector"]["paused_ms"]
     games = {g["game"]: g for g in httpx.get(f"{url}/api/games").json()}
     assert games["basic_rummy"]["min_players"] == 2 and games["basic_rummy"]["max_players"] == 6
     assert games["basic_rummy"]["options"]["target"] == 100
