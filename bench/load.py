@@ -119,6 +119,16 @@ class Server:
     def waited_s(self) -> float:
         return run_queue_wait_s(self.pid)
 
+    def collector(self) -> dict[str, Any] | None:
+        """Kartu's count of its collector's passes and pauses (``GET /healthz``),
+        or None from a server that keeps none (the baseline, an older kartu)."""
+        try:
+            health = httpx.get(f"{self.url}/healthz", timeout=2, trust_env=False).json()
+        except (httpx.HTTPError, ValueError):
+            return None
+        reading = health.get("collector") if isinstance(health, dict) else None
+        return reading if isinstance(reading, dict) else None
+
     def rss_kb(self) -> int:
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -296,6 +306,10 @@ class Window:
     server_wait_s: float = 0.0
     generator_wait_s: float = 0.0
     slices: int = 0
+    # The servers' collector passes and pauses in the window (kartu's
+    # GET /healthz); None when a server keeps no count.
+    collector_passes: int | None = 0
+    collector_paused_ms: float | None = 0.0
 
 
 @dataclass
@@ -359,6 +373,8 @@ async def set_up_side(kind: str, plan: Plan, servers: list[Server], pad: int) ->
 async def measure_slice(side: Side, seconds: float) -> None:
     """Records ``seconds`` of the side's load (it is acting) into its window."""
     servers, gen, window = side.servers, side.gen, side.window
+    # Read before the CPU and after it: the requests are not the window's work.
+    collector0 = await asyncio.to_thread(lambda: [s.collector() for s in servers])
     cpu0 = sum(s.cpu_s() for s in servers)
     wait0 = [s.waited_s() for s in servers]
     own_wait0 = run_queue_wait_s(os.getpid())
@@ -372,6 +388,15 @@ async def measure_slice(side: Side, seconds: float) -> None:
     window.server_wait_s += max(s.waited_s() - w for s, w in zip(servers, wait0, strict=True))
     window.generator_wait_s += run_queue_wait_s(os.getpid()) - own_wait0
     window.slices += 1
+    collector1 = await asyncio.to_thread(lambda: [s.collector() for s in servers])
+    readings = list(zip(collector0, collector1, strict=True))
+    if any(before is None or after is None for before, after in readings):
+        window.collector_passes = window.collector_paused_ms = None
+    elif window.collector_passes is not None and window.collector_paused_ms is not None:
+        for before, after in readings:
+            assert before is not None and after is not None
+            window.collector_passes += sum(after["passes"]) - sum(before["passes"])
+            window.collector_paused_ms += after["paused_ms"] - before["paused_ms"]
 
 
 async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> dict[str, Any]:
@@ -519,6 +544,8 @@ def side_figures(side: Side, plan: Plan, speed: list[float | None]) -> dict[str,
         "server_wait_pct": 100 * window.server_wait_s / elapsed,
         "generator_wait_pct": 100 * window.generator_wait_s / elapsed,
         "server_rss_mb": max(rss["end"]) / 1024,
+        "collector_passes": window.collector_passes,
+        "collector_paused_ms": window.collector_paused_ms,
         "sent": st.sent,
         "refused": st.refused,
         "skipped_beats": st.skipped,
@@ -754,6 +781,8 @@ LOAD_FIGURES = [
     ("speed_probe_ms", "a fixed Python loop, between windows", "ms", 0),
     ("mean_state_bytes", "state frame size", "B", 0),
     ("server_rss_mb", "server RSS (largest process)", "MB", 1),
+    ("collector_passes", "server's collector passes in the window", "", 0),
+    ("collector_paused_ms", "server paused by its collector, in all", "ms", 1),
     ("skipped_beats", "trader beats skipped", "", 0),
     ("rooms_finished", "rooms whose match ended", "", 0),
     ("errors", "errors", "", 0),
