@@ -308,7 +308,7 @@ class Window:
     slices: int = 0
     # The servers' collector passes and pauses in the window (kartu's
     # GET /healthz); None when a server keeps no count.
-    collector_passes: int | None = 0
+    collector_passes: list[int] | None = field(default_factory=lambda: [0, 0, 0])  # by generation
     collector_paused_ms: float | None = 0.0
 
 
@@ -395,7 +395,8 @@ async def measure_slice(side: Side, seconds: float) -> None:
     elif window.collector_passes is not None and window.collector_paused_ms is not None:
         for before, after in readings:
             assert before is not None and after is not None
-            window.collector_passes += sum(after["passes"]) - sum(before["passes"])
+            for generation, passes in enumerate(after["passes"]):
+                window.collector_passes[generation] += passes - before["passes"][generation]
             window.collector_paused_ms += after["paused_ms"] - before["paused_ms"]
 
 
@@ -544,7 +545,9 @@ def side_figures(side: Side, plan: Plan, speed: list[float | None]) -> dict[str,
         "server_wait_pct": 100 * window.server_wait_s / elapsed,
         "generator_wait_pct": 100 * window.generator_wait_s / elapsed,
         "server_rss_mb": max(rss["end"]) / 1024,
-        "collector_passes": window.collector_passes,
+        "collector_passes": (None if window.collector_passes is None
+                             else sum(window.collector_passes)),
+        "collector_passes_by_generation": window.collector_passes,
         "collector_paused_ms": window.collector_paused_ms,
         "sent": st.sent,
         "refused": st.refused,

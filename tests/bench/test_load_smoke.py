@@ -62,7 +62,9 @@ def test_a_quick_run_reports_every_figure(shape: str, tmp_path: Path) -> None:
         for side in (kartu, baseline):
             assert 0.7 * side["offered_rate"] <= side["actions_per_s"] <= 1.3 * side["offered_rate"]
         # Kartu counts its collector's passes (GET /healthz); the baseline keeps no count.
-        assert kartu["collector_passes"] >= 0 and kartu["collector_paused_ms"] >= 0
+        assert kartu["collector_passes"] == sum(kartu["collector_passes_by_generation"]) >= 0
+        assert len(kartu["collector_passes_by_generation"]) == 3
+        assert kartu["collector_paused_ms"] >= 0
         assert baseline["collector_passes"] is None
     else:
         assert kartu["rss_kb_per_conn"] is not None and kartu["rss_kb_per_room"] is not None
