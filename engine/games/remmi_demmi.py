@@ -355,6 +355,19 @@ def _pair(value: Any) -> tuple[Any, Any]:
     return first, second
 
 
+# A trade keeps a pair of seats and two pairs of flags for the rest of the
+# round. Made anew for each trade, they were two of the seven objects a swap
+# leaves for Python's cyclic collector to walk (and each pass of it holds
+# every room of the process); there are only so many of them, so they are
+# shared: a pair is a key here, and the value is the one pair of its kind.
+_SHARED_PAIRS: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+
+
+def _shared(pair: tuple[Any, Any]) -> tuple[Any, Any]:
+    """The one tuple equal to ``pair`` (of seats or of flags: few kinds)."""
+    return _SHARED_PAIRS.setdefault(pair, pair)
+
+
 def from_snapshot(data: dict[str, Any]) -> RemmiDemmiState:
     """The state that :func:`to_snapshot` saved; ValueError if it is not one."""
     if not isinstance(data, dict) or data.get("version") != SNAPSHOT_VERSION:
@@ -381,11 +394,11 @@ def from_snapshot(data: dict[str, Any]) -> RemmiDemmiState:
             trades=[
                 Trade(
                     id=str(t["id"]),
-                    seats=_pair(int(s) for s in t["seats"]),
+                    seats=_shared(_pair(int(s) for s in t["seats"])),
                     gave=_pair(tuple(g) for g in t["gave"]),
                     at=int(t["at"]),
-                    invalid=_pair(bool(b) for b in t["invalid"]),
-                    pending=_pair(bool(b) for b in t["pending"]),
+                    invalid=_shared(_pair(bool(b) for b in t["invalid"])),
+                    pending=_shared(_pair(bool(b) for b in t["pending"])),
                     return_until=t["return_until"],
                     status=str(t["status"]),
                     returned_by=t["returned_by"],
@@ -1235,12 +1248,12 @@ def _swap(state: RemmiDemmiState, a: Offer, b: Offer, now: int, events: list[Eve
     for giver, receiver in ((a, b), (b, a)):
         hand = [c for c in state.hands[giver.seat] if c not in giver.cards]
         state.hands[giver.seat] = hand + list(receiver.cards)
-    invalid = (not is_demmi(b.cards), not is_demmi(a.cards))
+    invalid = _shared((not is_demmi(b.cards), not is_demmi(a.cards)))
     returnable = any(invalid)
     state.trade_serial += 1
     trade = Trade(
         id=f"t{state.trade_serial}",
-        seats=(a.seat, b.seat),
+        seats=_shared((a.seat, b.seat)),
         gave=(a.cards, b.cards),
         at=now,
         invalid=invalid,
@@ -1315,7 +1328,8 @@ def _keep(
     pending = list(trade.pending)
     pending[trade.side(seat)] = False
     _set_trade(state, index, replace(
-        trade, pending=(pending[0], pending[1]), status=KEPT if not any(pending) else RETURNABLE))
+        trade, pending=_shared((pending[0], pending[1])),
+        status=KEPT if not any(pending) else RETURNABLE))
     events.append({"kind": "kept", "trade": trade.id, "by": seat})
 
 

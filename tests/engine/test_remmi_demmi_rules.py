@@ -314,6 +314,20 @@ def test_rd_11_equal_offers_swap_atomically_and_hands_keep_their_size() -> None:
     assert GAME.view(state, 2)["trades"] == []
 
 
+def test_rd_11_trades_share_their_pairs_of_seats_and_flags() -> None:
+    # A round keeps every trade; its pairs are not made anew for each one.
+    state = trading()
+    state, _ = offer(state, 0, ["OR1"])
+    state, _ = offer(state, 1, ["PJ1"], now=T0 + 1)
+    state, _ = offer(state, 0, ["OR2"], now=T0 + 2)
+    state, _ = offer(state, 1, ["PJ2"], now=T0 + 3)
+    first, second = state.trades
+    assert first.seats == second.seats == (0, 1) and first.seats is second.seats
+    assert first.invalid is second.invalid and first.pending is second.pending
+    restored = GAME.restore(GAME.snapshot(state))
+    assert restored.trades[0].seats is first.seats
+
+
 def test_rd_11_offers_of_different_sizes_do_not_match() -> None:
     state = trading()
     state, _ = offer(state, 0, ["OR1", "OR2"])
