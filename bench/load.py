@@ -123,7 +123,8 @@ class Server:
         """Kartu's count of its collector's passes and pauses (``GET /healthz``),
         or None from a server that keeps none (the baseline, an older kartu)."""
         try:
-            health = httpx.get(f"{self.url}/healthz", timeout=2, trust_env=False).json()
+            # A loaded server may take a while to answer: this is read outside the window.
+            health = httpx.get(f"{self.url}/healthz", timeout=10, trust_env=False).json()
         except (httpx.HTTPError, ValueError):
             return None
         reading = health.get("collector") if isinstance(health, dict) else None
