@@ -360,12 +360,19 @@ def _pair(value: Any) -> tuple[Any, Any]:
 # leaves for Python's cyclic collector to walk (and each pass of it holds
 # every room of the process); there are only so many of them, so they are
 # shared: a pair is a key here, and the value is the one pair of its kind.
-_SHARED_PAIRS: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+# Seats and flags apart: (0, 1) == (False, True), and a view must say which.
+_SEAT_PAIRS: dict[tuple[int, int], tuple[int, int]] = {}
+_FLAG_PAIRS: dict[tuple[bool, bool], tuple[bool, bool]] = {}
 
 
-def _shared(pair: tuple[Any, Any]) -> tuple[Any, Any]:
-    """The one tuple equal to ``pair`` (of seats or of flags: few kinds)."""
-    return _SHARED_PAIRS.setdefault(pair, pair)
+def _seats(pair: tuple[int, int]) -> tuple[int, int]:
+    """The one tuple of these two seats."""
+    return _SEAT_PAIRS.setdefault(pair, pair)
+
+
+def _flags(pair: tuple[bool, bool]) -> tuple[bool, bool]:
+    """The one tuple of these two flags."""
+    return _FLAG_PAIRS.setdefault(pair, pair)
 
 
 def from_snapshot(data: dict[str, Any]) -> RemmiDemmiState:
@@ -394,11 +401,11 @@ def from_snapshot(data: dict[str, Any]) -> RemmiDemmiState:
             trades=[
                 Trade(
                     id=str(t["id"]),
-                    seats=_shared(_pair(int(s) for s in t["seats"])),
+                    seats=_seats(_pair(int(s) for s in t["seats"])),
                     gave=_pair(tuple(g) for g in t["gave"]),
                     at=int(t["at"]),
-                    invalid=_shared(_pair(bool(b) for b in t["invalid"])),
-                    pending=_shared(_pair(bool(b) for b in t["pending"])),
+                    invalid=_flags(_pair(bool(b) for b in t["invalid"])),
+                    pending=_flags(_pair(bool(b) for b in t["pending"])),
                     return_until=t["return_until"],
                     status=str(t["status"]),
                     returned_by=t["returned_by"],
@@ -1248,12 +1255,12 @@ def _swap(state: RemmiDemmiState, a: Offer, b: Offer, now: int, events: list[Eve
     for giver, receiver in ((a, b), (b, a)):
         hand = [c for c in state.hands[giver.seat] if c not in giver.cards]
         state.hands[giver.seat] = hand + list(receiver.cards)
-    invalid = _shared((not is_demmi(b.cards), not is_demmi(a.cards)))
+    invalid = _flags((not is_demmi(b.cards), not is_demmi(a.cards)))
     returnable = any(invalid)
     state.trade_serial += 1
     trade = Trade(
         id=f"t{state.trade_serial}",
-        seats=_shared((a.seat, b.seat)),
+        seats=_seats((a.seat, b.seat)),
         gave=(a.cards, b.cards),
         at=now,
         invalid=invalid,
@@ -1328,7 +1335,7 @@ def _keep(
     pending = list(trade.pending)
     pending[trade.side(seat)] = False
     _set_trade(state, index, replace(
-        trade, pending=_shared((pending[0], pending[1])),
+        trade, pending=_flags((pending[0], pending[1])),
         status=KEPT if not any(pending) else RETURNABLE))
     events.append({"kind": "kept", "trade": trade.id, "by": seat})
 

@@ -326,6 +326,17 @@ def test_rd_11_trades_share_their_pairs_of_seats_and_flags() -> None:
     assert first.invalid is second.invalid and first.pending is second.pending
     restored = GAME.restore(GAME.snapshot(state))
     assert restored.trades[0].seats is first.seats
+    # (1, 0) == (True, False): a pair of seats is never taken for one of flags.
+    state, _ = offer(state, 1, ["PJ3"], now=T0 + 4)
+    state, _ = offer(state, 0, ["OR3"], now=T0 + 5)
+    state, _ = offer(state, 0, ["OR4", "PJ1"], now=T0 + 6)  # not a Demmi
+    state, _ = offer(state, 1, ["PR1", "PR2"], now=T0 + 7)
+    third, fourth = state.trades[2:]
+    assert third.seats == (1, 0) and fourth.invalid == (False, True)
+    assert [type(v) for v in (*third.seats, *fourth.seats)] == [int] * 4
+    assert [type(v) for v in (*fourth.invalid, *fourth.pending)] == [bool] * 4
+    assert GAME.view(state, 1)["trades"][-1]["invalid_received"] is True
+    assert GAME.view(state, 1)["trades"][-2]["with"] == 0
 
 
 def test_rd_11_offers_of_different_sizes_do_not_match() -> None:
