@@ -11,9 +11,9 @@ Each connection's direct frame path is a stand-in that corks and counts the
 bytes a socket would be sent, flushed after each message as a server's
 connection does, so what is measured is everything kartu does between a
 frame read and its frames handed to the sockets: parse, validate, apply,
-views, save, serialize, fan out. Players make ``bench.loadgen.quick_move``'s moves, and
-traders offer ``bench.loadgen.quick_offer``'s, one seat after the other;
-picking them is left out of the timing.
+views, save, serialize, fan out. Players make ``bench.loadgen.quick_move``'s
+moves, and traders offer ``bench.loadgen.quick_offer``'s, one seat after the
+other; picking them is left out of the timing.
 
 It prints the microseconds per action (median of ``--rounds`` rounds) and,
 in the same run, the cost of the parts that need nothing of kartu (the

@@ -312,6 +312,26 @@ class Window:
     collector_passes: list[int] | None = field(default_factory=lambda: [0, 0, 0])  # by generation
     collector_paused_ms: float | None = 0.0
 
+    def add_collector(self, before: list[dict[str, Any] | None],
+                      after: list[dict[str, Any] | None]) -> None:
+        """Adds what each server's collector did between two readings (Server.collector)."""
+        if self.collector_passes is None or self.collector_paused_ms is None:
+            return
+        readings = [(b, a) for b, a in zip(before, after, strict=True)
+                    if b is not None and a is not None]
+        if len(readings) < len(before):  # a server keeps no count: none for the window
+            self.collector_passes = self.collector_paused_ms = None
+            return
+        for b, a in readings:
+            for generation, passes in enumerate(a["passes"]):
+                self.collector_passes[generation] += passes - b["passes"][generation]
+            self.collector_paused_ms += a["paused_ms"] - b["paused_ms"]
+
+
+async def collector_readings(servers: list[Server]) -> list[dict[str, Any] | None]:
+    """Each server's collector count (GET /healthz), read off the event loop."""
+    return await asyncio.to_thread(lambda: [s.collector() for s in servers])
+
 
 @dataclass
 class Side:
@@ -375,7 +395,7 @@ async def measure_slice(side: Side, seconds: float) -> None:
     """Records ``seconds`` of the side's load (it is acting) into its window."""
     servers, gen, window = side.servers, side.gen, side.window
     # Read before the CPU and after it: the requests are not the window's work.
-    collector0 = await asyncio.to_thread(lambda: [s.collector() for s in servers])
+    collector0 = await collector_readings(servers)
     cpu0 = sum(s.cpu_s() for s in servers)
     wait0 = [s.waited_s() for s in servers]
     own_wait0 = run_queue_wait_s(os.getpid())
@@ -389,16 +409,7 @@ async def measure_slice(side: Side, seconds: float) -> None:
     window.server_wait_s += max(s.waited_s() - w for s, w in zip(servers, wait0, strict=True))
     window.generator_wait_s += run_queue_wait_s(os.getpid()) - own_wait0
     window.slices += 1
-    collector1 = await asyncio.to_thread(lambda: [s.collector() for s in servers])
-    readings = list(zip(collector0, collector1, strict=True))
-    if any(before is None or after is None for before, after in readings):
-        window.collector_passes = window.collector_paused_ms = None
-    elif window.collector_passes is not None and window.collector_paused_ms is not None:
-        for before, after in readings:
-            assert before is not None and after is not None
-            for generation, passes in enumerate(after["passes"]):
-                window.collector_passes[generation] += passes - before["passes"][generation]
-            window.collector_paused_ms += after["paused_ms"] - before["paused_ms"]
+    window.add_collector(collector0, await collector_readings(servers))
 
 
 async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> dict[str, Any]:
