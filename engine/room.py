@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -212,8 +213,11 @@ class RoomCore:
     room_changes: int = 0
     _turn_key: tuple[Any, ...] | None = None
     _last_bot: int = -1
-    # Replies to the latest commands that carried an id (oldest first).
-    recent: dict[str, Any] = field(default_factory=dict)
+    # Replies to the latest commands that carried an id (oldest first). An
+    # OrderedDict drops its oldest in constant time; a dict's first entry
+    # lies past every one deleted before it, a scan of hundreds of empty
+    # slots on every command once the room has seen RECENT_LIMIT of them.
+    recent: OrderedDict[str, Any] = field(default_factory=OrderedDict)
     _public_options: dict[str, Any] | None = field(default=None, init=False, repr=False)
     # What every view shows of the room itself and who is sent changes (see
     # _room_facts), and the room_changes and status they were made at.
@@ -355,10 +359,16 @@ class RoomCore:
             return self.recent[command.command_id]
         result = self._dispatch(command, now)
         if command.command_id is not None:
-            self.recent[command.command_id] = result
-            if len(self.recent) > self.RECENT_LIMIT:
-                del self.recent[next(iter(self.recent))]
+            self._remember(command.command_id, result)
         return result
+
+    def _remember(self, command_id: str, result: Any) -> None:
+        """Keeps ``result`` as the reply to a retry of ``command_id`` (the latest
+        RECENT_LIMIT commands)."""
+        recent = self.recent
+        recent[command_id] = result
+        if len(recent) > self.RECENT_LIMIT:
+            recent.popitem(last=False)
 
     def _dispatch(self, command: Command, now: int) -> Any:
         if isinstance(command, Join):
@@ -639,7 +649,8 @@ class RoomCore:
         room.last_activity = data["last_activity"]
         room._turn_key = tuple(data["turn_key"]) if data["turn_key"] is not None else None
         room._last_bot = data["last_bot"]
-        room.recent = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data["recent"]}
+        room.recent = OrderedDict(
+            (k, tuple(v) if isinstance(v, list) else v) for k, v in data["recent"])
         return room
 
     def drop_connections(self, keep: Callable[[str], bool], now: int) -> None:
@@ -687,7 +698,7 @@ class RoomCore:
             self.action_log.append(raw)
             self.version += 1
             if "cid" in entry:
-                self.recent[entry["cid"]] = None
+                self._remember(entry["cid"], None)
         self._turn_key = None
         self.bot_due = None
         self._schedule(now)

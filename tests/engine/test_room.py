@@ -170,6 +170,24 @@ def test_a_retried_command_id_is_answered_again_not_applied_twice() -> None:
     assert room.version == version and room.seats_taken == 2
 
 
+def test_a_room_remembers_the_replies_to_its_latest_commands_only() -> None:
+    room, _ = make_room(2)
+    room.handle(Join("ana", "Ana", "player", conn="c1"), 1)
+    limit = RoomCore.RECENT_LIMIT
+    for n in range(limit + 5):
+        room.handle(Join("ana", "Ana", "player", conn="c1", command_id=f"s{n}"), 2)
+    assert len(room.recent) == limit
+    kept = list(room.recent)
+    assert (kept[0], kept[-1]) == ("s5", f"s{limit + 4}")
+    # Forgotten oldest first, and kept in order through a snapshot.
+    data = json.loads(json.dumps(room.to_snapshot()))
+    copy = RoomCore.from_snapshot(data, GAME, room.sink, list(room.action_log))
+    assert list(copy.recent) == list(room.recent)
+    copy.handle(Join("ana", "Ana", "player", conn="c1", command_id="new"), 3)
+    kept = list(copy.recent)
+    assert (kept[0], kept[-1]) == ("s6", "new")
+
+
 def test_a_room_snapshot_restores_the_same_room_and_game() -> None:
     room, sink = make_room(2, turn_clock_s=60)
     room.handle(Join("ana", "Ana", "player", conn="p1:1"), 1)
