@@ -248,9 +248,13 @@ class Connection:
     async def _call(self, room_id: str, command: Command) -> Any:
         return await self.registry.call(room_id, command)
 
-    def _command_id(self) -> str:
-        # Unique per command, so that a command retried while its room moves
-        # between processes is applied once.
+    def _command_id(self) -> str | None:
+        """Unique per command, so that a command retried while its room moves
+        between processes is applied once. With one process a room never
+        moves and a command is never retried: no id, so the room neither
+        remembers a reply for it nor writes one into its action log."""
+        if not self.registry.retries_commands:
+            return None
         self._commands += 1
         return f"{self.conn_id}:{self._commands}"
 

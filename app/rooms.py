@@ -80,6 +80,9 @@ class RoomRegistry:
         # Names this run of this process: connection and command ids start
         # with it, so that none is ever reused across processes or restarts.
         self.process_id = cluster.process_id if cluster else secrets.token_hex(6)
+        # Whether a command may reach a room twice (sent again after its room
+        # moved to another process): only then does it need an id.
+        self.retries_commands = cluster is not None
         self.rooms: dict[str, RoomActor] = {}
         self._pending: dict[str, list[Change]] = {}
         self._saved_log: dict[str, int] = {}

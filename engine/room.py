@@ -371,6 +371,8 @@ class RoomCore:
             recent.popitem(last=False)
 
     def _dispatch(self, command: Command, now: int) -> Any:
+        if isinstance(command, Act):  # first: nearly every command is one
+            return self._act(command, now)
         if isinstance(command, Join):
             return self._join(command, now)
         if isinstance(command, Leave):
@@ -379,8 +381,6 @@ class RoomCore:
             return self._add_bot(command, now)
         if isinstance(command, Start):
             return self._start(command, now)
-        if isinstance(command, Act):
-            return self._act(command, now)
         raise RoomError("bad_message", "unknown command")
 
     def _join(self, cmd: Join, now: int) -> int | None:
