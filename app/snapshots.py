@@ -447,7 +447,9 @@ class JournalSnapshots:
                     lines.append(b"X %s\n" % room_id.encode())
                     at += len(lines[-1])
                 continue
-            record = self.rooms.setdefault(room_id, _JournaledRoom())
+            record = self.rooms.get(room_id)
+            if record is None:  # (not setdefault: that would make one on every save)
+                record = self.rooms[room_id] = _JournaledRoom()
             key = room_id.encode()
             if data is not None:
                 # Only the snapshot's share of the room's weight changes: not
@@ -467,7 +469,7 @@ class JournalSnapshots:
                     lines.append(line)
                     at += len(line)
         if lines:
-            chunk = b"".join(lines)
+            chunk = lines[0] if len(lines) == 1 else b"".join(lines)
             start, end = self._size, self._size + len(chunk)
             if end > self._window_end:
                 self._move_window(start, len(chunk))
