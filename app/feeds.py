@@ -1,13 +1,20 @@
-"""Feeds: one broker subscription per room channel per process, shared.
+"""Feeds: this process's fan-out of room changes to its connections, one per channel.
 
 Every connection watching a room in this process listens to its audience's
-channel. Rather than each connection subscribing on its own, a :class:`Feed`
-subscribes once per channel, opens each envelope (:mod:`app.frames`) once
-and hands the same wire bytes, already framed, to every connection attached
-to it. A room with many spectators costs one subscription, not one per
-spectator. A connection attaches as a *sink* (a function called with each
-change) or, on the direct frame path, as a :class:`app.wsprotocol.Receiver`,
-whose socket the feed corks the frames on itself, all receivers in one loop.
+channel. Rather than each connection listening on its own, a :class:`Feed`
+holds every attachment of one channel and hands the same wire bytes,
+already framed, to all of them. A change reaches a feed one of two ways:
+
+- from this process's own rooms, straight from the registry's commit
+  (:meth:`Feeds.send`): the frames as they were made, no envelope;
+- from rooms run by another process (with Redis), through the broker: a
+  feed subscribes once per channel and opens each envelope
+  (:mod:`app.frames`) once.
+
+A room with many spectators costs one subscription, not one per spectator.
+A connection attaches as a *sink* (a function called with each change) or,
+on the direct frame path, as a :class:`app.wsprotocol.Receiver`, whose
+socket the feed corks the frames on itself, all receivers in one loop.
 """
 
 from __future__ import annotations
@@ -18,13 +25,14 @@ import logging
 from collections.abc import Callable
 
 from app.broker import Broker, Subscription
+from app.frames import open_envelope
 from app.wsprotocol import Receiver, cork_all
 
 log = logging.getLogger("kartu.feeds")
 
 # (version, wire bytes of the frames); must not block. The same buffer goes to
-# every connection attached (a memoryview of the message: read it, keep it).
-Sink = Callable[[int, memoryview], None]
+# every connection attached: read it, keep it, never change it.
+Sink = Callable[[int, bytes | memoryview], None]
 
 
 class Feed:
@@ -52,9 +60,12 @@ class Feed:
         self.fan_out = tuple(s for s in attached if not isinstance(s, Receiver))
 
     def deliver(self, message: bytes) -> None:
-        # open_envelope, written out: this runs for every audience of every change.
-        cut = message.index(b"\n")
-        version, data = int(message[:cut]), memoryview(message)[cut + 1:]
+        """The broker's handler: an envelope from another process's room."""
+        version, data = open_envelope(message)
+        self.send(version, data)
+
+    def send(self, version: int, data: bytes | memoryview) -> None:
+        """Hands one change's frames (wire bytes) to every attachment."""
         if self.receivers:
             try:
                 cork_all(self.receivers, version, data)
@@ -72,6 +83,21 @@ class Feeds:
         self.broker = broker
         self._feeds: dict[str, Feed] = {}
         self._ids = itertools.count(1)
+
+    def send(self, version: int, frames: list[tuple[str, bytes]]) -> None:
+        """Hands a change of a room run here (:func:`app.frames.change_frames`:
+        each audience's channel and frames) to this process's connections.
+
+        Not through the broker: these connections are this process's own,
+        and the envelope, its opening and a publish per audience cost more
+        than the rest of the fan-out (the other processes get the change
+        from the room's save, :mod:`app.snapshots`).
+        """
+        feeds = self._feeds
+        for channel, data in frames:
+            feed = feeds.get(channel)
+            if feed is not None:
+                feed.send(version, data)
 
     async def attach(self, channel: str, sink: Sink | Receiver) -> int:
         """Starts sending the channel's frames to ``sink``; returns a handle for detach."""

@@ -2,12 +2,15 @@
 
 A *frame* is one JSON text message as sent on a WebSocket. A room's change is
 turned into frames once per audience (a seat, or the spectators), never once
-per connection. On the broker a change travels to each audience as one
-*envelope*: the room version on a line of its own, then the change's frames
-(its events, then the state) as WebSocket wire bytes
-(:func:`app.wsprotocol.wire`). A connection can drop frames older than the
-snapshot it was sent without parsing JSON, and the frames are framed once,
-by the room's process, for every connection of every process.
+per connection: the change's events, then the audience's state, as
+WebSocket wire bytes (:func:`app.wsprotocol.wire`), framed once by the
+room's process for every connection of every process
+(:func:`change_frames`). The room's own process hands them to its
+connections as they are (:meth:`app.feeds.Feeds.send`); to other processes
+they travel on the broker as one *envelope* per audience: the room version
+on a line of its own, then the frames (:func:`envelope_of`). Either way a
+connection can drop frames older than the snapshot it was sent without
+parsing JSON.
 """
 
 from __future__ import annotations
@@ -41,7 +44,12 @@ def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
 
 
 def envelope(version: int, *frames: bytes) -> bytes:
-    return b"%d\n%s" % (version, b"".join([wire(frame) for frame in frames]))
+    return envelope_of(version, b"".join([wire(frame) for frame in frames]))
+
+
+def envelope_of(version: int, data: bytes) -> bytes:
+    """The envelope of frames already framed (``data``: wire bytes)."""
+    return b"%d\n%s" % (version, data)
 
 
 def open_envelope(message: bytes) -> tuple[int, memoryview]:
@@ -89,24 +97,24 @@ def room_channels(room_id: str, seats: int) -> list[str]:
     return [*(seat_channel(room_id, seat) for seat in range(seats)), watch_channel(room_id)]
 
 
-def change_messages(change: Change) -> list[tuple[str, bytes]]:
-    """The (channel, envelope) pairs that carry one change to every audience: one each.
+def change_frames(change: Change) -> list[tuple[str, bytes]]:
+    """The (channel, frames) pairs that carry one change to every audience: one
+    each, the frames as wire bytes.
 
     The events are the same for every audience: serialised and framed once,
     and so is the shared part of the views. A view is ``{**shared, **own}``
     and the two parts have no key in common, so its JSON is the own part's
-    members, then the shared part's: each envelope is put together from
-    pieces made once per change and the audience's own part, with one copy.
-    This runs for every audience of every change: it is kept to a few steps.
+    members, then the shared part's: each audience's frames are put
+    together from pieces made once per change and the audience's own part,
+    with one copy. This runs for every audience of every change: it is
+    kept to a few steps.
     """
     room_id, version = change.room_id, change.version
-    head = b"%d\n" % version
-    if change.events:
-        head += b"".join([
-            wire(orjson.dumps({"type": "event", "room": room_id, "version": version,
-                               "event": event}))
-            for event in change.events
-        ])
+    events = b"".join([
+        wire(orjson.dumps({"type": "event", "room": room_id, "version": version,
+                           "event": event}))
+        for event in change.events
+    ]) if change.events else b""
     state_head = b'{"type":"state","room":%s,"version":%d,"view":' % (
         orjson.dumps(room_id), version)
     shared = orjson.dumps(change.shared)
@@ -120,10 +128,10 @@ def change_messages(change: Change) -> list[tuple[str, bytes]]:
         if type(own) is not bytes:
             own = orjson.dumps(own)
         if len(own) > 2:  # its members, still open, then the shared part's
-            frame = b"".join((head, wire_header(fixed + len(own)), state_head,
-                              memoryview(own)[:-1], tail))
+            frames = b"".join((events, wire_header(fixed + len(own)), state_head,
+                               memoryview(own)[:-1], tail))
         else:  # nothing of its own: the view is the shared part
-            frame = b"".join((head, wire_header(len(state_head) + len(shared) + 1),
-                              state_head, shared, b"}"))
-        out.append((channels[audience], frame))
+            frames = b"".join((events, wire_header(len(state_head) + len(shared) + 1),
+                               state_head, shared, b"}"))
+        out.append((channels[audience], frames))
     return out

@@ -291,12 +291,12 @@ class Connection:
         membership = Membership(seat, channel)
         # Every change of the room reaches this connection through the feed:
         # on the direct path the feed corks it on the socket itself.
-        attachment: Receiver | Callable[[int, memoryview], None]
+        attachment: Receiver | Callable[[int, bytes | memoryview], None]
         if self.path is not None:
             attachment = membership.receiver = self.path.receiver(
                 self.settings.send_buffer_bytes, self._too_slow)
         else:
-            def attachment(version: int, data: memoryview) -> None:
+            def attachment(version: int, data: bytes | memoryview) -> None:
                 if version > membership.floor:
                     for frame in unwire(bytes(data)):
                         self.send(frame)

@@ -29,7 +29,6 @@ from app.api import authenticate, router
 from app.broker import make_broker
 from app.cluster import Cluster
 from app.db import sqlite_file
-from app.feeds import Feeds
 from app.gateway import serve_socket
 from app.rooms import RoomRegistry
 from app.settings import Settings
@@ -81,7 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await registry.start()
         app.state.settings, app.state.store = settings, store
         app.state.broker, app.state.registry = broker, registry
-        app.state.feeds = Feeds(broker)
+        app.state.feeds = registry.feeds
         collector.watch()  # first: start-up's own full pass is counted too
         collector.tune()
         try:

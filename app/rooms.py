@@ -4,11 +4,13 @@ Each room is a :class:`engine.room.RoomActor` owned by exactly one process.
 The registry is the :class:`engine.room.RoomSink` of its rooms. It holds a
 room's changes until the actor *commits* them: then it saves the room (its
 snapshot and new log entries, :mod:`app.snapshots`) and only after that
-publishes the changes on the broker, once per audience. So a client never
-sees, and is never acknowledged, a change that a crash could take back.
-While it runs a room, the registry *hosts* the room's channels on the
-broker (:meth:`app.broker.Broker.host`): this process's own connections get
-the changes straight from the publish, not back from Redis.
+sends the changes out, once per audience: to this process's connections
+straight through its :class:`app.feeds.Feeds`, and (with Redis) to the
+other processes' in the save itself, which publishes them. So a client
+never sees, and is never acknowledged, a change that a crash could take
+back. While it runs a room, the registry *hosts* the room's channels on
+the broker (:meth:`app.broker.Broker.host`): this process does not listen
+to them in Redis, since it is where they come from.
 
 :meth:`RoomRegistry.call` is how the gateway reaches a room: the local actor
 when this process owns it, else the owner through :mod:`app.cluster` (with
@@ -31,7 +33,8 @@ from typing import Any
 
 from app.broker import Broker
 from app.cluster import Cluster
-from app.frames import change_messages, room_channels
+from app.feeds import Feeds
+from app.frames import change_frames, envelope_of, room_channels
 from app.settings import Settings
 from app.snapshots import RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
@@ -77,6 +80,9 @@ class RoomRegistry:
         self.store = store
         self.snapshots = snapshots
         self.cluster = cluster
+        if cluster is not None and not snapshots.carries_messages:
+            # The saves are the only way a room's changes reach other processes.
+            raise ValueError("several processes need a snapshot store that carries messages")
         # Names this run of this process: connection and command ids start
         # with it, so that none is ever reused across processes or restarts.
         self.process_id = cluster.process_id if cluster else secrets.token_hex(6)
@@ -84,6 +90,9 @@ class RoomRegistry:
         # moved to another process): only then does it need an id.
         self.retries_commands = cluster is not None
         self.rooms: dict[str, RoomActor] = {}
+        # This process's connections to rooms, wherever the rooms run: the
+        # changes of the rooms run here are handed to them directly.
+        self.feeds = Feeds(broker)
         self._pending: dict[str, list[Change]] = {}
         self._saved_log: dict[str, int] = {}
         # Per room: RoomCore.room_changes and when at its last full snapshot,
@@ -305,12 +314,13 @@ class RoomRegistry:
         full = (last is None or last[0] != core.room_changes or not active
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
                 or len(core.action_log) >= last[2])
-        messages = [message for change in changes for message in change_messages(change)]
-        carried = self.snapshots.carries_messages
+        outgoing = [(change.version, change_frames(change)) for change in changes]
         kept = await self.snapshots.save(RoomSave(
             room_id=room_id, snapshot=core.to_snapshot() if full else None, log_base=base,
             log_entries=core.action_log[base:], summary=core.summary() if full else None,
-            active=active, messages=messages if carried else [],
+            active=active,
+            messages=[(channel, envelope_of(version, data)) for version, frames in outgoing
+                      for channel, data in frames] if self.snapshots.carries_messages else [],
         ))
         if not kept:
             log.warning("room_fenced", extra={"fields": {"room": room_id}})
@@ -323,9 +333,10 @@ class RoomRegistry:
             self._snapshotted[room_id] = (core.room_changes, now, len(core.action_log)
                                           + self._snapshot_entries(room_id))
         # The save published them to the other processes if the store carries
-        # messages; this process's own connections get them here.
-        for channel, message in messages:
-            self.broker.publish(channel, message, elsewhere=not carried)
+        # messages (with one process there are none); this process's own
+        # connections get them here.
+        for version, frames in outgoing:
+            self.feeds.send(version, frames)
         return True
 
     @classmethod

@@ -149,7 +149,7 @@ class Receiver:
         self.gone = False
 
 
-def cork_all(receivers: tuple[Receiver, ...], version: int, data: memoryview) -> None:
+def cork_all(receivers: tuple[Receiver, ...], version: int, data: bytes | memoryview) -> None:
     """Corks ``data`` (one change's frames, wire bytes) for every receiver that wants it.
 
     :meth:`KartuWebSocketProtocol.send_corked`, written out for the common

@@ -43,7 +43,6 @@ from typing import Any
 import orjson
 
 from app.broker import MemoryBroker
-from app.feeds import Feeds
 from app.gateway import Connection
 from app.rooms import RoomRegistry
 from app.settings import Settings
@@ -112,9 +111,9 @@ class Bench:
                                  flood_rate=1e9, flood_refuse_level=1e9, flood_close_level=1e9)
         self.store = Store(self.settings.database_url)
         self.broker = MemoryBroker()
-        self.feeds = Feeds(self.broker)
         self.journal = JournalSnapshots(f"{directory}/kartu.rooms.journal")
         self.registry = RoomRegistry(self.settings, self.broker, self.store, self.journal)
+        self.feeds = self.registry.feeds
         self.game = game
         self.players, self.spectators, self.options = TABLES[game]
         self.room_count = rooms

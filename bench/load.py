@@ -624,7 +624,7 @@ _AREAS = (
      ("websockets/", "uvicorn/protocols", "starlette/", "_write_forever", "wsprotocol.py")),
     ("rules, views, bots (engine)", ("engine/games", "engine/bots", "view_for", "engine/melds",
                                      "engine/cards")),
-    ("frames and fan-out (app.frames, broker)", ("frames.py", "broker.py")),
+    ("frames and fan-out (app.frames, feeds, broker)", ("frames.py", "feeds.py", "broker.py")),
     ("gateway (parse, validate, route)", ("gateway.py", "pydantic", "messages.py")),
     ("room actor and registry", ("engine/room.py", "app/rooms.py", "cluster.py")),
 )

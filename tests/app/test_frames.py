@@ -5,7 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from app.frames import change_messages, envelope_frames, seat_channel, watch_channel
+from app.frames import change_frames, seat_channel, watch_channel
+from app.wsprotocol import unwire
 from engine.game import Game, plain
 from engine.games import all_games
 from engine.room import AddBot, Join, Start
@@ -30,12 +31,10 @@ def test_every_audience_gets_its_whole_view_from_the_shared_and_own_parts(game: 
         assert set(change.own) <= {0, None}
         for own in change.own.values():
             assert not set(plain(own)) & set(change.shared), "a key in both parts"
-        messages = dict(change_messages(change))
+        sent = dict(change_frames(change))
         for audience, view in change.views.items():
             channel = watch_channel("r1") if audience is None else seat_channel("r1", audience)
-            version, frames = envelope_frames(messages[channel])
-            assert version == change.version
-            *events, state = (orjson.loads(frame) for frame in frames)
+            *events, state = (orjson.loads(frame) for frame in unwire(sent[channel]))
             assert [e["event"] for e in events] == change.events
             assert state == {"type": "state", "room": "r1", "version": change.version,
                              "view": orjson.loads(orjson.dumps(view))}
