@@ -45,7 +45,7 @@ from app.messages import (
     LeaveMessage,
     PingMessage,
     StartMessage,
-    client_message,
+    validate_message,
 )
 from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
@@ -84,6 +84,7 @@ class Connection:
                  registry: RoomRegistry, feeds: Feeds) -> None:
         self.ws = websocket
         self.player = player
+        self.player_id = player.id if player else None
         self.settings = settings
         self.registry = registry
         self.feeds = feeds
@@ -102,9 +103,6 @@ class Connection:
         self._close_with: tuple[int, str] | None = None
         self._close_task: asyncio.Task[None] | None = None
 
-    @property
-    def player_id(self) -> str | None:
-        return self.player.id if self.player else None
 
     # --- sending -------------------------------------------------------------
 
@@ -232,13 +230,12 @@ class Connection:
         except orjson.JSONDecodeError:
             self.send(frames.error("bad_message", "not valid JSON"))
             return
-        ref = _ref_in(raw)
         try:
-            msg: ClientMessage = client_message.validate_python(raw)
+            msg: ClientMessage = validate_message(raw)
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "message"
-            self.send(frames.error("bad_message", f"{where}: {first['msg']}", ref))
+            self.send(frames.error("bad_message", f"{where}: {first['msg']}", _ref_in(raw)))
             return
         try:
             await self._handle(msg)

@@ -289,7 +289,11 @@ class RoomRegistry:
     # --- RoomSink and commit ---------------------------------------------------
 
     def changed(self, room: RoomCore, change: Change) -> None:
-        self._pending.setdefault(room.room_id, []).append(change)
+        pending = self._pending.get(room.room_id)
+        if pending is None:  # (not setdefault: a list made for nothing on every change)
+            self._pending[room.room_id] = [change]
+        else:
+            pending.append(change)
         for listener in self.change_listeners:
             work = listener(room, change)
             if work is not None:

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import struct
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -60,13 +61,18 @@ EXTENSION = "kartu.frames"
 READ_AHEAD = 16  # messages queued for the app before reading pauses
 
 
+_HEADER = struct.Struct(">BB").pack
+_HEADER_16 = struct.Struct(">HH").pack
+_HEADER_64 = struct.Struct(">HQ").pack
+
+
 def wire_header(length: int) -> bytes:
     """The head of an unmasked, final text frame of ``length`` payload bytes."""
     if length < 126:
-        return b"\x81" + bytes((length,))
+        return _HEADER(0x81, length)
     if length < 65536:
-        return b"\x81\x7e" + length.to_bytes(2, "big")
-    return b"\x81\x7f" + length.to_bytes(8, "big")
+        return _HEADER_16(0x817E, length)
+    return _HEADER_64(0x817F, length)
 
 
 def wire(payload: bytes) -> bytes:
