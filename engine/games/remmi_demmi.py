@@ -302,7 +302,9 @@ def _clone(state: RemmiDemmiState) -> RemmiDemmiState:
 
 
 def to_snapshot(state: RemmiDemmiState) -> dict[str, Any]:
-    """A JSON-serialisable copy of ``state``."""
+    """A JSON-serialisable copy of ``state``. The tuples of offers, trades and
+    claims go in as they are (JSON arrays all the same): they never change,
+    and a long round's trades are what a snapshot is mostly made of."""
     return {
         "version": SNAPSHOT_VERSION,
         "options": dict(state.options),
@@ -319,21 +321,20 @@ def to_snapshot(state: RemmiDemmiState) -> dict[str, Any]:
         "deadline": state.deadline,
         "speed": state.speed,
         "offers": [
-            {"id": o.id, "seat": o.seat, "cards": list(o.cards), "to": o.to, "at": o.at}
+            {"id": o.id, "seat": o.seat, "cards": o.cards, "to": o.to, "at": o.at}
             for o in state.offers
         ],
         "trades": [
             {
-                "id": t.id, "seats": list(t.seats), "gave": [list(g) for g in t.gave],
-                "at": t.at, "invalid": list(t.invalid), "pending": list(t.pending),
-                "return_until": t.return_until, "status": t.status,
-                "returned_by": t.returned_by,
+                "id": t.id, "seats": t.seats, "gave": t.gave, "at": t.at,
+                "invalid": t.invalid, "pending": t.pending, "return_until": t.return_until,
+                "status": t.status, "returned_by": t.returned_by,
             }
             for t in state.trades
         ],
         "claims": [
-            {"seat": c.seat, "cards": list(c.cards), "aside": list(c.aside),
-             "point_man": c.point_man, "at": c.at}
+            {"seat": c.seat, "cards": c.cards, "aside": c.aside, "point_man": c.point_man,
+             "at": c.at}
             for c in state.claims
         ],
         "point_men": list(state.point_men),
