@@ -67,9 +67,11 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+import orjson
+
 from engine.cards import is_standard_card, rank_index, standard_deck
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, View, shallow_copy
+from engine.game import Action, Event, Outcome, OwnPart, View, shallow_copy
 from engine.melds import BASIC, MeldRules, all_melds, arrange, extended, meld_kind
 from engine.options import check_int
 from engine.rng import Rng
@@ -169,6 +171,13 @@ class RummyState:
     results: list[dict[str, Any]]  # every finished deal's summary
     next_deal_at: int | None  # epoch ms, while deal_over
     winners: list[int] | None  # once game_over
+    # Each seat's own part of the view (None: the spectators') as last sent
+    # while it was not its turn, and the hand it was made from: off turn, a
+    # seat's own part shows its hand and nothing else that changes
+    # (:meth:`RummyGame.view_parts`). Shared by a state and the states made
+    # from it; not saved, not compared.
+    own_sent: dict[int | None, tuple[list[str] | None, bytes]] = field(
+        default_factory=dict, compare=False, repr=False)
 
 
 # --- plain-data helpers -----------------------------------------------------------------
@@ -358,7 +367,12 @@ class RummyGame:
         """Adds the game's own public fields to a view, in place."""
 
     def extend_own_view(self, view: View, state: RummyState, seat: int | None) -> None:
-        """Adds the game's own fields for ``seat`` alone to its part of a view, in place."""
+        """Adds the game's own fields for ``seat`` alone to its part of a view, in place.
+
+        While it is not ``seat``'s turn, what this adds may depend on the
+        seat's hand alone: the part is then sent again as it was made for
+        that hand (:meth:`view_parts`).
+        """
 
     def outcome_details(self, state: RummyState) -> dict[str, Any]:
         """The game's own fields of the final outcome's ``details``."""
@@ -517,16 +531,40 @@ class RummyGame:
         return {seat: {**public, **own[seat]} for seat in seats}
 
     def view_parts(self, state: RummyState, seats: list[int | None]
-                   ) -> tuple[View, dict[int | None, View]]:
-        return self._view_parts(state, seats, sending=True)
+                   ) -> tuple[View, dict[int | None, OwnPart]]:
+        """For sending: the public part, and each seat's own part as JSON.
+
+        A change moves the seat on turn, and often nobody else: every seat
+        off turn (and the spectators) shows what it showed last unless its
+        hand was replaced, so its JSON is made again only then.
+        """
+        self._check_seats(state, seats)
+        return self.public_view(state, sending=True), {
+            seat: self._own_json(state, seat) for seat in seats}
 
     def _view_parts(self, state: RummyState, seats: list[int | None], *, sending: bool
                     ) -> tuple[View, dict[int | None, View]]:
+        self._check_seats(state, seats)
+        return (self.public_view(state, sending=sending),
+                {seat: self.own_view(state, seat) for seat in seats})
+
+    @staticmethod
+    def _check_seats(state: RummyState, seats: list[int | None]) -> None:
         for seat in seats:
             if seat is not None and not 0 <= seat < state.players:
                 raise ValueError(f"no seat {seat} at this table")
-        return (self.public_view(state, sending=sending),
-                {seat: self.own_view(state, seat) for seat in seats})
+
+    def _own_json(self, state: RummyState, seat: int | None) -> bytes:
+        """:meth:`own_view` of ``seat`` as JSON, the one sent last if it still holds."""
+        if seat is not None and seat == state.turn and state.phase == PLAYING:
+            return orjson.dumps(self.own_view(state, seat))  # on turn: it may show more
+        hand = None if seat is None else state.hands[seat]
+        sent = state.own_sent.get(seat)
+        if sent is not None and sent[0] is hand:
+            return sent[1]
+        own = orjson.dumps(self.own_view(state, seat))
+        state.own_sent[seat] = (hand, own)
+        return own
 
     def public_view(self, state: RummyState, *, sending: bool = False) -> View:
         """What every seat and spectator sees alike. ``sending``: the view is
@@ -664,6 +702,8 @@ class RummyGame:
         """A JSON-serialisable copy of ``state`` (lists and dicts of str/int/bool/None)."""
         data: dict[str, Any] = {"version": SNAPSHOT_VERSION, "game": self.name}
         for f in fields(state):
+            if not f.compare:  # what the views keep of the state, not the state
+                continue
             value = getattr(state, f.name)
             if f.name == "melds":
                 value = [
