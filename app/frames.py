@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from app.wsprotocol import unwire, wire, wire_header
+from app.wsprotocol import HEADER_16, unwire, wire, wire_header
 from engine.room import Change
 
 
@@ -130,8 +130,12 @@ def change_frames(change: Change) -> list[tuple[str, bytes]]:
         if type(own) is not bytes:
             own = orjson.dumps(own)
         if len(own) > 2:  # its members, still open, then the shared part's
-            frames = b"".join((events, wire_header(fixed + len(own)), state_head,
-                               memoryview(own)[:-1], tail))
+            length = fixed + len(own)
+            frames = b"".join((
+                events,
+                # wire_header's usual case, without the call
+                HEADER_16(0x817E, length) if 125 < length < 65536 else wire_header(length),
+                state_head, own[:-1], tail))
         else:  # nothing of its own: the view is the shared part
             frames = b"".join((events, wire_header(len(state_head) + len(shared) + 1),
                                state_head, shared, b"}"))

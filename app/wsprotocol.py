@@ -62,7 +62,8 @@ READ_AHEAD = 16  # messages queued for the app before reading pauses
 
 
 _HEADER = struct.Struct(">BB").pack
-_HEADER_16 = struct.Struct(">HH").pack
+# (0x817E, length): the head of a frame of 126 to 65535 bytes, a state's usual size.
+HEADER_16 = struct.Struct(">HH").pack
 _HEADER_64 = struct.Struct(">HQ").pack
 
 
@@ -71,7 +72,7 @@ def wire_header(length: int) -> bytes:
     if length < 126:
         return _HEADER(0x81, length)
     if length < 65536:
-        return _HEADER_16(0x817E, length)
+        return HEADER_16(0x817E, length)
     return _HEADER_64(0x817F, length)
 
 
