@@ -181,6 +181,7 @@ class _RoomFacts:
     seats: list[dict[str, Any]]  # per seat: name, bot, connected, away
     room: dict[str, Any]  # the views' ``room`` object
     audiences: list[int | None]  # connected seats, then None if anyone watches
+    bot_seats: frozenset[int]  # the seats a bot plays (Seat.plays_by_bot)
 
 
 @dataclass
@@ -309,8 +310,9 @@ class RoomCore:
 
     def _room_facts(self) -> _RoomFacts:
         """What the views show of the room itself (each seat's facts, merged
-        into the game's seat list, and the ``room`` object) and the audiences
-        a change goes to. Made again only when the room changed, not the game:
+        into the game's seat list, and the ``room`` object), the audiences
+        a change goes to and the seats bots play. Made again only when the
+        room changed, not the game:
         everything they read changes only with a change counted in
         :attr:`room_changes` (or the status). Views share them: read, never
         change them."""
@@ -329,7 +331,7 @@ class RoomCore:
                 self.room_changes, self.status,
                 [{"name": s.name, "bot": s.bot, "connected": s.bot or bool(s.connections),
                   "away": s.away} for s in seats],
-                room, audiences)
+                room, audiences, frozenset(s.index for s in seats if s.plays_by_bot))
         return facts
 
     def _waiting_view_parts(self, seats: list[int | None]
@@ -593,7 +595,8 @@ class RoomCore:
             humans = [a for a in actors if not self.seats[a].plays_by_bot]
             self.turn_deadline = (now + self.turn_clock_ms
                                   if humans and self.turn_clock_ms > 0 else None)
-        if not any(self.seats[a].plays_by_bot for a in actors):
+        bots = self._room_facts().bot_seats
+        if not bots or bots.isdisjoint(actors):
             self.bot_due = None
         elif self.bot_due is None or self.bot_due <= now:
             # Keep a pending bot move where it is: in a real-time game others'
