@@ -476,7 +476,8 @@ class JournalSnapshots:
             assert self._window is not None
             self._window[start - self._window_at:end - self._window_at] = chunk
             self._size = end
-            if self._size > max(self.COMPACT_MIN_BYTES, self.COMPACT_FACTOR * self._live):
+            if self._size > self.COMPACT_MIN_BYTES and \
+                    self._size > self.COMPACT_FACTOR * self._live:
                 self.compact()
 
     def _move_window(self, at: int, need: int) -> None:

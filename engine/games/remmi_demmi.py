@@ -58,7 +58,7 @@ from __future__ import annotations
 import copy
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
-from itertools import combinations
+from itertools import combinations, islice
 from operator import is_
 from typing import Any, ClassVar
 
@@ -974,6 +974,11 @@ def _trades_json(last: _OwnJson | None, trades: list[Trade], seat: int) -> list[
     old, old_json = last.trades, last.trades_json
     first = trades[0]
     shift = next((at for at, t in enumerate(old) if t is first), 0)
+    kept = len(old) - shift
+    if kept <= len(trades) and all(map(is_, islice(old, shift, None), trades)):
+        # The usual step: the same trades from where the first one now is,
+        # and new ones after them.
+        return old_json[shift:] + [orjson.dumps(_trade_view(t, seat)) for t in trades[kept:]]
     out: list[bytes] = []
     for at, trade in enumerate(trades, start=shift):
         if at < len(old) and old[at] is trade:
@@ -1026,6 +1031,8 @@ def _next_due(state: RemmiDemmiState) -> tuple[int, str, str | None] | None:
     if state.stage == DEALT:
         return None if state.auto_start_at is None else (state.auto_start_at, "start", None)
     trades = state.trades
+    if state.settled == len(trades):  # no trade is returnable: the timer alone
+        return None if state.deadline is None else (state.deadline, "timer", None)
     due: list[tuple[int, str, str | None]] = [
         (t.return_until, "window", t.id)
         for t in (trades[i] for i in range(state.settled, len(trades)))
