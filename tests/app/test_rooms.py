@@ -1,5 +1,6 @@
 """The room registry's eviction: rooms nobody is in leave memory, and a room
-that moved to another process meanwhile is let go without a fuss.
+that moved to another process meanwhile is let go without a fuss; and which
+commands carry an id.
 
 These run the registry in the test's own event loop on the real parts: a
 SQLite store and the journal, or a Cluster on a real Redis.
@@ -7,14 +8,17 @@ SQLite store and the journal, or a Cluster on a real Redis.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.broker import MemoryBroker, RedisBroker
 from app.cluster import Cluster
+from app.gateway import Connection
 from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.snapshots import JournalSnapshots, rooms_file
@@ -83,6 +87,65 @@ async def test_a_sweep_lets_go_of_a_room_that_moved_to_another_process(
     finally:
         await registry.close()
         await broker.close()
+        keys = [key async for key in cluster.redis.scan_iter(match=cluster.keys.prefix + "*")]
+        if keys:
+            await cluster.redis.delete(*keys)
+
+
+class _QueueSocket:
+    """A socket with no direct frame path: the gateway queues what it sends."""
+
+
+async def _play_two_moves(registry: RoomRegistry, store: Store) -> list[dict[str, Any]]:
+    """Two guests join a Basic Rummy room through the gateway and the first
+    player draws and discards; the room's action log, as dicts."""
+    players = [await store.create_player(name) for name in ("Ana", "Bo")]
+    room_id = (await registry.create(GAME, 2, {"turn_clock_s": 0}, players[0].id)).core.room_id
+    ana, bo = (Connection(_QueueSocket(), p, registry.settings, registry,  # type: ignore[arg-type]
+                          registry.feeds) for p in players)
+    for conn in (ana, bo):
+        await conn._dispatch(json.dumps({"type": "join", "room": room_id}))
+    await ana._dispatch(json.dumps({"type": "start", "room": room_id}))
+    core = registry.rooms[room_id].core
+    for kind in ("draw", "discard"):
+        seat = GAME.to_act(core.state)[0]
+        conn = (ana, bo)[seat]
+        view = core.view_for(seat, now_ms())
+        action = ({"kind": "draw", "from": "stock"} if kind == "draw"
+                  else {"kind": "discard", "card": view["hand"][-1]})
+        await conn._dispatch(json.dumps({"type": "act", "room": room_id, "action": action}))
+    assert len(core.action_log) == 2, "both moves were played"
+    return core.log_entries()
+
+
+async def test_one_process_writes_no_command_ids_a_cluster_does(
+        store: Store, tmp_path: Path) -> None:
+    # A command id only matters when a command can reach its room twice: sent
+    # again after the room moved to another process. With one process it
+    # would be kept in every log entry and remembered by the room for nothing.
+    broker = MemoryBroker()
+    snapshots = JournalSnapshots(rooms_file(str(tmp_path / "kartu.db")))
+    registry = RoomRegistry(Settings(), broker, store, snapshots)
+    await registry.start()
+    try:
+        entries = await _play_two_moves(registry, store)
+        assert not any("cid" in entry for entry in entries)
+        assert not any(actor.core.recent for actor in registry.rooms.values())
+    finally:
+        await registry.close()
+
+    url = redis_url_or_skip()
+    broker_r = RedisBroker(url)
+    await broker_r.start()
+    cluster = Cluster(url, f"t{secrets.token_hex(4)}", broker_r)
+    registry = RoomRegistry(Settings(), broker_r, store, cluster.snapshots, cluster)
+    await registry.start()
+    try:
+        entries = await _play_two_moves(registry, store)
+        assert all("cid" in entry for entry in entries)
+    finally:
+        await registry.close()
+        await broker_r.close()
         keys = [key async for key in cluster.redis.scan_iter(match=cluster.keys.prefix + "*")]
         if keys:
             await cluster.redis.delete(*keys)

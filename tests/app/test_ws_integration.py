@@ -45,6 +45,10 @@ def before_deal_over(client: Client) -> list[dict[str, Any]]:
     return out
 
 
+def state_versions(client: Client, room: str) -> list[int]:
+    return [f["version"] for f in client.frames if f["type"] == "state" and f["room"] == room]
+
+
 def redis_url_or_skip() -> str:
     url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
     try:
@@ -135,6 +139,11 @@ async def test_two_players_and_a_spectator_play_a_deal_to_the_end(table: Any) ->
     # Nobody but Bo ever saw Bo's cards while the deal was played.
     assert mentions(before_deal_over(watcher), BO_NEVER_SHOWN) == set()
     assert mentions(before_deal_over(a), BO_NEVER_SHOWN) == set()
+
+    # Every change reached each connection once, in order, whatever carried it.
+    for client in (a, watcher):
+        versions = state_versions(client, room)
+        assert versions == sorted(set(versions)) and len(versions) > 10
 
     # The replay reproduces the game exactly.
     record: dict[str, Any] = {}
