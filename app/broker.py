@@ -1,11 +1,18 @@
-"""Fan-out of room output to the connections watching a room.
+"""Messages between server processes, by channel: room output, commands, replies.
+
+A room's changes reach the connections of the process that runs it without
+the broker (:mod:`app.feeds`); what the broker carries is what one process
+sends another: the changes of a room run elsewhere (published by the save
+that keeps them, :mod:`app.snapshots`), and the cluster's commands and
+replies (:mod:`app.cluster`).
 
 Terms:
 
 - *channel*: a name for one audience of one room, e.g. ``room:<id>:seat:<n>``
-  (what the player in that seat may see) or ``room:<id>:watch`` (spectators).
-- *message*: one already-serialised frame (``bytes``, see :mod:`app.frames`),
-  published by the room actor on a channel. The broker never looks inside it.
+  (what the player in that seat may see) or ``room:<id>:watch`` (spectators),
+  or for one process's commands or replies.
+- *message*: ``bytes`` published on a channel (a room change's envelope, see
+  :mod:`app.frames`; a command). The broker never looks inside it.
 - *handler*: a plain synchronous ``Callable[[bytes], None]`` that receives the
   messages of one channel. It must not block (typically ``queue.put_nowait``).
   A handler that raises is logged on ``kartu.broker``; the other handlers of
