@@ -36,6 +36,8 @@ Sink = Callable[[int, bytes | memoryview], None]
 
 
 class Feed:
+    __slots__ = ("fan_out", "ready", "receivers", "sinks", "subscription")
+
     def __init__(self) -> None:
         self.sinks: dict[int, Sink | Receiver] = {}
         # The sinks and receivers as delivery goes over them: tuples made when

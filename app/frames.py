@@ -86,6 +86,14 @@ def _channels(room_id: str) -> _ChannelNames:
     return _ChannelNames(room_id)
 
 
+def audience_channel(room_id: str, audience: int | None) -> str:
+    """The channel of one audience of a room: a seat, or None (the spectators).
+    The very string :func:`change_frames` names it by, while the room is one
+    of the latest few thousand: the feeds are looked up by it on every change,
+    and the same object is found at once, without comparing the names."""
+    return _channels(room_id)[audience]
+
+
 def seat_channel(room_id: str, seat: int) -> str:
     return f"room:{room_id}:seat:{seat}"
 

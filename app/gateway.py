@@ -283,8 +283,7 @@ class Connection:
         name = self.player.name if self.player else None
         seat = await self._call(msg.room, Join(self.player_id, name, msg.role, self.conn_id,
                                                self._command_id()))
-        channel = (frames.watch_channel(msg.room) if seat is None
-                   else frames.seat_channel(msg.room, seat))
+        channel = frames.audience_channel(msg.room, seat)
         membership = Membership(seat, channel)
         # Every change of the room reaches this connection through the feed:
         # on the direct path the feed corks it on the socket itself.
