@@ -49,9 +49,10 @@ Backends:
   could deliver it twice).
 
   A hosted channel's local handlers are called from ``publish`` itself, and
-  the process does not subscribe to it in Redis: a room's own changes no
-  longer make the round trip through Redis (its fan-out, the socket, the
-  parse) to reach the connections of the process that runs it. Messages
+  the process does not subscribe to it in Redis: the process that runs a
+  room hosts its channels, and its own connections get the room's changes
+  without a round trip through Redis (its fan-out, the socket, the parse;
+  the registry hands them to :mod:`app.feeds` directly). Messages
   published on it meanwhile by another process are not delivered here
   (none are while this process holds the room's lease; during a move of
   the room a connection may miss a change, and the next state, a whole
@@ -111,13 +112,8 @@ class Broker(Protocol):
     async def close(self) -> None:
         """Flushes what was published (bounded in time), then releases everything."""
 
-    def publish(self, channel: str, message: bytes, *, elsewhere: bool = True) -> None:
-        """Sends ``message`` to every handler of ``channel``. Synchronous, never blocks.
-
-        ``elsewhere=False``: the message has reached the other processes
-        already (a save carried it, :mod:`app.snapshots`); only this
-        process's handlers of a hosted channel still need it.
-        """
+    def publish(self, channel: str, message: bytes) -> None:
+        """Sends ``message`` to every handler of ``channel``. Synchronous, never blocks."""
 
     async def flush(self) -> None:
         """Returns once everything published so far has been handed to the backend."""
@@ -163,7 +159,7 @@ class MemoryBroker:
     async def close(self) -> None:
         self._channels.clear()
 
-    def publish(self, channel: str, message: bytes, *, elsewhere: bool = True) -> None:
+    def publish(self, channel: str, message: bytes) -> None:
         handlers = self._channels.get(channel)
         if handlers is None:
             return
@@ -369,15 +365,13 @@ class RedisBroker:
 
     # -- publishing --------------------------------------------------------
 
-    def publish(self, channel: str, message: bytes, *, elsewhere: bool = True) -> None:
+    def publish(self, channel: str, message: bytes) -> None:
         if self._closed:
             return
         if channel in self._hosted:
             state = self._channels.get(channel.encode())
             if state is not None:
                 _deliver(state.handlers, message)
-        if not elsewhere:
-            return
         if len(self._buffer) >= self.max_pending:
             if not self._dropping:
                 self._dropping = True

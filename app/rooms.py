@@ -305,7 +305,7 @@ class RoomRegistry:
             self._background(self.store.set_room_status(room.room_id, room.status))
 
     async def _commit(self, core: RoomCore) -> bool:
-        """Saves the room, then publishes what changed since the last commit."""
+        """Saves the room, then sends out what changed since the last commit."""
         room_id = core.room_id
         changes = self._pending.pop(room_id, [])
         base = self._saved_log.get(room_id, 0)
