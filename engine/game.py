@@ -37,6 +37,17 @@ def plain(part: OwnPart) -> View:
     return part if isinstance(part, dict) else orjson.loads(part)
 
 
+def kept_json(value: Any) -> bytes:
+    """``value`` as compact JSON, in bytes of their own size: for JSON that is
+    kept (a log entry, a part of a view sent again and again).
+
+    orjson's bytes keep the buffer they were written into (about 4 KB
+    whatever the length): fine for a frame sent and dropped, not for JSON
+    kept as long as a room. The copy holds just its own bytes.
+    """
+    return bytes(memoryview(orjson.dumps(value)))
+
+
 def shallow_copy(state: S) -> S:
     """A new state object with the same field values, for ``apply`` to copy
     the containers it changes into. Not dataclasses.replace, which goes

@@ -40,21 +40,11 @@ from typing import Any, Protocol
 import orjson
 
 from engine.errors import GameError
-from engine.game import Action, Event, Game, Outcome, OwnPart, View, plain
+from engine.game import Action, Event, Game, Outcome, OwnPart, View, kept_json, plain
 
 log = logging.getLogger("kartu.room")
 
 BOT_NAMES = ("Ada", "Bram", "Cleo", "Dara", "Emil", "Fenna", "Gus", "Hana", "Ivo")
-
-
-def _log_json(entry: dict[str, Any]) -> bytes:
-    """An action-log entry as compact JSON bytes, of their own size.
-
-    orjson's bytes keep the buffer they were written into (about 4 KB
-    whatever the length): fine for a frame sent and dropped, not for an
-    entry kept as long as the room. The copy holds just the ~100 bytes.
-    """
-    return bytes(memoryview(orjson.dumps(entry)))
 
 
 class RoomError(Exception):
@@ -492,7 +482,7 @@ class RoomCore:
             entry["bot"] = True
         if command_id is not None:
             entry["cid"] = command_id  # lets a saved room recognise a retried command
-        self.action_log.append(_log_json(entry))
+        self.action_log.append(kept_json(entry))
         self._emit(now, events, game_only=True)
 
     # --- time --------------------------------------------------------------
@@ -513,7 +503,7 @@ class RoomCore:
         deadline = self.game.next_deadline(self.state)
         if deadline is not None and now >= deadline:
             self.state, events = self.game.on_timeout(self.state, now)
-            self.action_log.append(_log_json({"timeout": True, "at": now}))
+            self.action_log.append(kept_json({"timeout": True, "at": now}))
             self._emit(now, events, game_only=True)
             return
         if self.turn_deadline is not None and now >= self.turn_deadline:

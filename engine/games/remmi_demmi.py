@@ -65,7 +65,7 @@ from typing import Any, ClassVar
 import orjson
 
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, OwnPart, View, plain, shallow_copy
+from engine.game import Action, Event, Outcome, OwnPart, View, kept_json, plain, shallow_copy
 from engine.options import check_int
 from engine.rng import Rng
 
@@ -956,7 +956,7 @@ def _own_json(state: RemmiDemmiState, seat: int) -> bytes:
     else:
         trades_json = _trades_json(last, trades, seat)
         array = b"[" + b",".join(trades_json) + b"]"
-    own = orjson.dumps(_own_part(state, seat, orjson.Fragment(array)))
+    own = kept_json(_own_part(state, seat, orjson.Fragment(array)))
     state.own_sent[seat] = _OwnJson(mark, trades, trades_json, array, own)
     return own
 
@@ -970,7 +970,7 @@ def _trades_json(last: _OwnJson | None, trades: list[Trade], seat: int) -> list[
     where the first one now shown was; only the ones that differ are made.
     """
     if last is None or not trades:
-        return [orjson.dumps(_trade_view(t, seat)) for t in trades]
+        return [kept_json(_trade_view(t, seat)) for t in trades]
     old, old_json = last.trades, last.trades_json
     first = trades[0]
     shift = next((at for at, t in enumerate(old) if t is first), 0)
@@ -978,13 +978,13 @@ def _trades_json(last: _OwnJson | None, trades: list[Trade], seat: int) -> list[
     if kept <= len(trades) and all(map(is_, islice(old, shift, None), trades)):
         # The usual step: the same trades from where the first one now is,
         # and new ones after them.
-        return old_json[shift:] + [orjson.dumps(_trade_view(t, seat)) for t in trades[kept:]]
+        return old_json[shift:] + [kept_json(_trade_view(t, seat)) for t in trades[kept:]]
     out: list[bytes] = []
     for at, trade in enumerate(trades, start=shift):
         if at < len(old) and old[at] is trade:
             out.append(old_json[at])
         else:
-            out.append(orjson.dumps(_trade_view(trade, seat)))
+            out.append(kept_json(_trade_view(trade, seat)))
     return out
 
 

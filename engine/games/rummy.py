@@ -71,7 +71,7 @@ import orjson
 
 from engine.cards import is_standard_card, rank_index, standard_deck
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, OwnPart, View, shallow_copy
+from engine.game import Action, Event, Outcome, OwnPart, View, kept_json, shallow_copy
 from engine.melds import BASIC, MeldRules, all_melds, arrange, extended, meld_kind
 from engine.options import check_int
 from engine.rng import Rng
@@ -562,7 +562,7 @@ class RummyGame:
         sent = state.own_sent.get(seat)
         if sent is not None and sent[0] is hand:
             return sent[1]
-        own = orjson.dumps(self.own_view(state, seat))
+        own = kept_json(self.own_view(state, seat))
         state.own_sent[seat] = (hand, own)
         return own
 
