@@ -6,9 +6,12 @@ built around it, and a driver that ticks the room at each of its wake-ups.
 
 from __future__ import annotations
 
+import inspect
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
+import engine.game as game_module
 from engine.game import Game, Outcome
 from engine.options import validate_room_options
 from engine.room import Change, RoomCore
@@ -52,3 +55,20 @@ def run_until(room: RoomCore, done: Callable[[], bool], now: int, limit: int = 2
         now = max(now, wakeup)
         room.tick(now)
     return now
+
+
+def kept_json_blocks(run: Callable[[], Any]) -> tuple[int, int]:
+    """How many blocks :func:`engine.game.kept_json` made during ``run`` are
+    still alive after it, and their bytes in all (tracemalloc's count)."""
+    source, first = inspect.getsourcelines(game_module.kept_json)
+    lines = range(first, first + len(source))
+    tracemalloc.start()
+    try:
+        run()
+        snapshot = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    kept = [stat for stat in snapshot.statistics("lineno")
+            if stat.traceback[0].filename == game_module.__file__
+            and stat.traceback[0].lineno in lines]
+    return sum(stat.count for stat in kept), sum(stat.size for stat in kept)

@@ -36,7 +36,7 @@ from engine.games.remmi_demmi import (
     locked_cards,
 )
 from engine.room import AddBot, Join, RoomCore, Start
-from tests.engine.room_harness import make_room
+from tests.engine.room_harness import kept_json_blocks, make_room
 
 GAME = RemmiDemmi()
 T0 = 1_000_000  # the deal's epoch ms
@@ -1023,6 +1023,25 @@ def _long_round(monkeypatch: pytest.MonkeyPatch, drop: bool
         kept.append(len(state.trades))
     monkeypatch.undo()
     return seen, kept, room.state
+
+
+def test_the_json_a_view_keeps_to_send_again_is_about_its_own_size() -> None:
+    # Decision (memory): a seat's own part and each trade it lists are kept
+    # as JSON to be sent again after every change; a JSON library that hands
+    # back its whole write buffer would make each ~250-byte trade cost ~4 KB.
+    room = bots_trading(seed=5)
+
+    def trade_and_send() -> None:
+        for _ in bot_moves(room, 400):
+            GAME.view_parts(room.state, [*range(6), None])  # as a change sends them
+
+    count, size = kept_json_blocks(trade_and_send)
+    sent = [room.state.own_sent[seat] for seat in range(6)]
+    kept = [*room.action_log, *(part.own for part in sent),
+            *(trade for part in sent for trade in part.trades_json)]
+    assert sum(len(part.trades_json) for part in sent) >= 60 and count >= len(kept)
+    # What is alive of it all is about what it says (a bytes object's head aside).
+    assert size < 1.2 * sum(len(json) for json in kept) + 64 * count
 
 
 def test_a_long_round_keeps_only_the_trades_anything_reads(

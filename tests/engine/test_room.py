@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import inspect
 import json
-import tracemalloc
 from typing import Any
 
 import pytest
 
-import engine.room as room_module
 from engine.games import find_game
 from engine.replay import replay
 from engine.room import Act, AddBot, Join, Leave, RoomCore, RoomError, Snapshot, Start
@@ -315,16 +312,7 @@ def test_the_action_log_keeps_each_entry_in_about_its_own_size() -> None:
     room.handle(Join("ana", "Ana", "player"), 0)
     room.handle(AddBot("ana"), 0)
     room.handle(Start("ana"), 0)
-    source, first = inspect.getsourcelines(room_module._log_json)
-    lines = range(first, first + len(source))
-    tracemalloc.start()
-    try:
-        run_until(room, lambda: len(room.action_log) >= 200, 0)
-        snapshot = tracemalloc.take_snapshot()
-    finally:
-        tracemalloc.stop()
-    kept = [stat for stat in snapshot.statistics("lineno")
-            if stat.traceback[0].filename == room_module.__file__
-            and stat.traceback[0].lineno in lines]
-    assert sum(stat.count for stat in kept) >= 200
-    assert sum(stat.size for stat in kept) / sum(stat.count for stat in kept) < 512
+    count, size = room_harness.kept_json_blocks(
+        lambda: run_until(room, lambda: len(room.action_log) >= 200, 0))
+    assert count >= 200
+    assert size / count < 512
