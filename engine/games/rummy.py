@@ -178,6 +178,8 @@ class RummyState:
     # from it; not saved, not compared.
     own_sent: dict[int | None, tuple[list[str] | None, bytes]] = field(
         default_factory=dict, compare=False, repr=False)
+    # The options the public part of a view shows, as sent (they never change).
+    view_options: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 # --- plain-data helpers -----------------------------------------------------------------
@@ -571,6 +573,15 @@ class RummyGame:
         only serialised, so the deals' results (never changed once made) go
         in as they are, not copied."""
         playing = state.phase == PLAYING
+        # Each seat's melds, in one pass over the table's (not one per seat).
+        seat_melds: list[list[dict[str, Any]]] = [[] for _ in range(state.players)]
+        for m in state.melds:
+            seat_melds[m.owner].append({"id": m.id, "kind": m.kind, "cards": list(m.cards)})
+        options = state.view_options if sending else None
+        if options is None:
+            options = {k: state.options.get(k) for k in self.view_option_keys}
+            if sending:  # the options never change: one copy for every view sent
+                state.view_options = options
         view: View = {
             "game": self.name,
             "phase": state.phase,
@@ -578,19 +589,11 @@ class RummyGame:
             "dealer": state.dealer,
             "turn": state.turn if playing else None,
             "deal": state.deal,
-            "options": {k: state.options.get(k) for k in self.view_option_keys},
+            "options": options,
             "seats": [
-                {
-                    "seat": s,
-                    "hand_count": len(state.hands[s]),
-                    "score": state.scores[s],
-                    "melds": [
-                        {"id": m.id, "kind": m.kind, "cards": list(m.cards)}
-                        for m in state.melds
-                        if m.owner == s
-                    ],
-                }
-                for s in range(state.players)
+                {"seat": s, "hand_count": len(hand), "score": score, "melds": melds}
+                for s, hand, score, melds in zip(
+                    range(state.players), state.hands, state.scores, seat_melds, strict=True)
             ],
             "stock_count": len(state.stock),
             "discard": list(state.discard),
