@@ -8,6 +8,7 @@ SQLite store and the journal, or a Cluster on a real Redis.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from collections.abc import AsyncIterator
@@ -64,16 +65,30 @@ async def test_an_idle_waiting_room_is_abandoned_and_leaves_memory(
     assert record is not None and record.status == "abandoned"
 
 
-async def test_a_sweep_lets_go_of_a_room_that_moved_to_another_process(
-        store: Store) -> None:
+@contextlib.asynccontextmanager
+async def clustered(store: Store, settings: Settings
+                    ) -> AsyncIterator[tuple[RoomRegistry, Cluster]]:
+    """The registry of one process of a cluster on a real Redis, its keys under
+    a prefix of its own, deleted afterwards."""
     url = redis_url_or_skip()
     broker = RedisBroker(url)
     await broker.start()
     cluster = Cluster(url, f"t{secrets.token_hex(4)}", broker)
-    registry = RoomRegistry(Settings(room_idle_s=IDLE_S), broker, store, cluster.snapshots,
-                            cluster)
+    registry = RoomRegistry(settings, broker, store, cluster.snapshots, cluster)
     await registry.start()
     try:
+        yield registry, cluster
+    finally:
+        await registry.close()
+        await broker.close()
+        keys = [key async for key in cluster.redis.scan_iter(match=cluster.keys.prefix + "*")]
+        if keys:
+            await cluster.redis.delete(*keys)
+
+
+async def test_a_sweep_lets_go_of_a_room_that_moved_to_another_process(
+        store: Store) -> None:
+    async with clustered(store, Settings(room_idle_s=IDLE_S)) as (registry, cluster):
         moved = (await registry.create(GAME, 2, {}, None)).core.room_id
         stays = (await registry.create(GAME, 2, {}, None)).core.room_id
         # Another process holds the room now (as after a pause longer than the lease).
@@ -84,12 +99,6 @@ async def test_a_sweep_lets_go_of_a_room_that_moved_to_another_process(
         assert await cluster.owner(moved) == "elsewhere"
         assert await cluster.owner(stays) is None
         await registry.sweep(later())  # and the next sweep has nothing left to do
-    finally:
-        await registry.close()
-        await broker.close()
-        keys = [key async for key in cluster.redis.scan_iter(match=cluster.keys.prefix + "*")]
-        if keys:
-            await cluster.redis.delete(*keys)
 
 
 class _QueueSocket:
@@ -134,18 +143,6 @@ async def test_one_process_writes_no_command_ids_a_cluster_does(
     finally:
         await registry.close()
 
-    url = redis_url_or_skip()
-    broker_r = RedisBroker(url)
-    await broker_r.start()
-    cluster = Cluster(url, f"t{secrets.token_hex(4)}", broker_r)
-    registry = RoomRegistry(Settings(), broker_r, store, cluster.snapshots, cluster)
-    await registry.start()
-    try:
+    async with clustered(store, Settings()) as (registry, _):
         entries = await _play_two_moves(registry, store)
         assert all("cid" in entry for entry in entries)
-    finally:
-        await registry.close()
-        await broker_r.close()
-        keys = [key async for key in cluster.redis.scan_iter(match=cluster.keys.prefix + "*")]
-        if keys:
-            await cluster.redis.delete(*keys)
