@@ -103,7 +103,6 @@ class Connection:
         self._close_with: tuple[int, str] | None = None
         self._close_task: asyncio.Task[None] | None = None
 
-
     # --- sending -------------------------------------------------------------
 
     def send(self, frame: bytes) -> None:

@@ -302,10 +302,9 @@ class RoomCore:
         """What the views show of the room itself (each seat's facts, merged
         into the game's seat list, and the ``room`` object), the audiences
         a change goes to and the seats bots play. Made again only when the
-        room changed, not the game:
-        everything they read changes only with a change counted in
-        :attr:`room_changes` (or the status). Views share them: read, never
-        change them."""
+        room changed, not the game: everything they read changes only with a
+        change counted in :attr:`room_changes` (or the status). Views share
+        them: read, never change them."""
         facts = self._facts
         if facts is None or facts.room_changes != self.room_changes \
                 or facts.status != self.status:
