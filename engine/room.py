@@ -578,13 +578,13 @@ class RoomCore:
             self.turn_deadline = self.bot_due = None
             return
         actors = self.game.to_act(self.state)
+        bots = self._room_facts().bot_seats
         key = (getattr(self.state, "deal", None), tuple(actors))
         if key != self._turn_key:
             self._turn_key = key
-            humans = [a for a in actors if not self.seats[a].plays_by_bot]
+            humans = [a for a in actors if a not in bots]
             self.turn_deadline = (now + self.turn_clock_ms
                                   if humans and self.turn_clock_ms > 0 else None)
-        bots = self._room_facts().bot_seats
         if not bots or bots.isdisjoint(actors):
             self.bot_due = None
         elif self.bot_due is None or self.bot_due <= now:
