@@ -30,6 +30,7 @@ from app.broker import make_broker
 from app.cluster import Cluster
 from app.db import sqlite_file
 from app.gateway import serve_socket
+from app.loopwatch import LoopWatch
 from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.snapshots import DbSnapshots, JournalSnapshots, SnapshotStore, rooms_file
@@ -83,9 +84,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.feeds = registry.feeds
         collector.watch()  # first: start-up's own full pass is counted too
         collector.tune()
+        app.state.loop_watch = LoopWatch()
+        app.state.loop_watch.start()
         try:
             yield
         finally:
+            app.state.loop_watch.stop()
             await registry.close()
             await broker.close()
             await store.close()
@@ -106,7 +110,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         registry: RoomRegistry = request.app.state.registry
         return {"status": "ok", "rooms": len(registry.rooms),
                 "broker": "redis" if settings.redis_url else "memory",
-                "process": registry.process_id, "collector": collector.watch().summary()}
+                "process": registry.process_id, "collector": collector.watch().summary(),
+                "loop": request.app.state.loop_watch.summary()}
 
     @app.websocket("/ws")
     async def websocket(websocket: WebSocket) -> None:

@@ -119,16 +119,18 @@ class Server:
     def waited_s(self) -> float:
         return run_queue_wait_s(self.pid)
 
-    def collector(self) -> dict[str, Any] | None:
-        """Kartu's count of its collector's passes and pauses (``GET /healthz``),
-        or None from a server that keeps none (the baseline, an older kartu)."""
+    def health(self) -> dict[str, Any] | None:
+        """Kartu's counts of its collector's passes and of its loop's late
+        probes (``GET /healthz``: ``collector`` and ``loop``), or None from a
+        server that keeps none (the baseline, an older kartu)."""
         try:
             # A loaded server may take a while to answer: this is read outside the window.
             health = httpx.get(f"{self.url}/healthz", timeout=10, trust_env=False).json()
         except (httpx.HTTPError, ValueError):
             return None
-        reading = health.get("collector") if isinstance(health, dict) else None
-        return reading if isinstance(reading, dict) else None
+        if not isinstance(health, dict) or not isinstance(health.get("collector"), dict):
+            return None
+        return health
 
     def rss_kb(self) -> int:
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
@@ -311,26 +313,40 @@ class Window:
     # GET /healthz); None when a server keeps no count.
     collector_passes: list[int] | None = field(default_factory=lambda: [0, 0, 0])  # by generation
     collector_paused_ms: float | None = 0.0
+    # The servers' late loop probes in the window, by how late (app.loopwatch),
+    # and how late in all; None when a server keeps no count (or an older kartu).
+    loop_late: dict[str, int] | None = field(default_factory=dict)
+    loop_late_ms: float | None = 0.0
 
-    def add_collector(self, before: list[dict[str, Any] | None],
-                      after: list[dict[str, Any] | None]) -> None:
-        """Adds what each server's collector did between two readings (Server.collector)."""
-        if self.collector_passes is None or self.collector_paused_ms is None:
-            return
+    def add_health(self, before: list[dict[str, Any] | None],
+                   after: list[dict[str, Any] | None]) -> None:
+        """Adds what each server's collector and loop watch counted between
+        two readings (Server.health)."""
         readings = [(b, a) for b, a in zip(before, after, strict=True)
                     if b is not None and a is not None]
         if len(readings) < len(before):  # a server keeps no count: none for the window
             self.collector_passes = self.collector_paused_ms = None
+            self.loop_late = self.loop_late_ms = None
             return
         for b, a in readings:
-            for generation, passes in enumerate(a["passes"]):
-                self.collector_passes[generation] += passes - b["passes"][generation]
-            self.collector_paused_ms += a["paused_ms"] - b["paused_ms"]
+            if self.collector_passes is not None and self.collector_paused_ms is not None:
+                collected, collected_before = a["collector"], b["collector"]
+                for generation, passes in enumerate(collected["passes"]):
+                    self.collector_passes[generation] += \
+                        passes - collected_before["passes"][generation]
+                self.collector_paused_ms += collected["paused_ms"] - collected_before["paused_ms"]
+            if "loop" not in a or "loop" not in b:
+                self.loop_late = self.loop_late_ms = None
+            if self.loop_late is not None and self.loop_late_ms is not None:
+                for over, n in a["loop"]["late"].items():
+                    self.loop_late[over] = self.loop_late.get(over, 0) + n - \
+                        b["loop"]["late"].get(over, 0)
+                self.loop_late_ms += a["loop"]["late_ms"] - b["loop"]["late_ms"]
 
 
-async def collector_readings(servers: list[Server]) -> list[dict[str, Any] | None]:
-    """Each server's collector count (GET /healthz), read off the event loop."""
-    return await asyncio.to_thread(lambda: [s.collector() for s in servers])
+async def health_readings(servers: list[Server]) -> list[dict[str, Any] | None]:
+    """Each server's counts (GET /healthz), read off the event loop."""
+    return await asyncio.to_thread(lambda: [s.health() for s in servers])
 
 
 @dataclass
@@ -395,7 +411,7 @@ async def measure_slice(side: Side, seconds: float) -> None:
     """Records ``seconds`` of the side's load (it is acting) into its window."""
     servers, gen, window = side.servers, side.gen, side.window
     # Read before the CPU and after it: the requests are not the window's work.
-    collector0 = await collector_readings(servers)
+    health0 = await health_readings(servers)
     cpu0 = sum(s.cpu_s() for s in servers)
     wait0 = [s.waited_s() for s in servers]
     own_wait0 = run_queue_wait_s(os.getpid())
@@ -409,7 +425,7 @@ async def measure_slice(side: Side, seconds: float) -> None:
     window.server_wait_s += max(s.waited_s() - w for s, w in zip(servers, wait0, strict=True))
     window.generator_wait_s += run_queue_wait_s(os.getpid()) - own_wait0
     window.slices += 1
-    window.add_collector(collector0, await collector_readings(servers))
+    window.add_health(health0, await health_readings(servers))
 
 
 async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> dict[str, Any]:
@@ -561,6 +577,13 @@ def side_figures(side: Side, plan: Plan, speed: list[float | None]) -> dict[str,
                              else sum(window.collector_passes)),
         "collector_passes_by_generation": window.collector_passes,
         "collector_paused_ms": window.collector_paused_ms,
+        # Loop probes later than 10 and 50 ms (app.loopwatch), and by every bound.
+        "loop_late_10ms": None if window.loop_late is None
+        else window.loop_late.get("over_10_ms", 0),
+        "loop_late_50ms": None if window.loop_late is None
+        else window.loop_late.get("over_50_ms", 0),
+        "loop_late": window.loop_late,
+        "loop_late_ms": window.loop_late_ms,
         "sent": st.sent,
         "refused": st.refused,
         "skipped_beats": st.skipped,
@@ -798,6 +821,9 @@ LOAD_FIGURES = [
     ("server_rss_mb", "server RSS (largest process)", "MB", 1),
     ("collector_passes", "server's collector passes in the window", "", 0),
     ("collector_paused_ms", "server paused by its collector, in all", "ms", 1),
+    ("loop_late_10ms", "server's loop probes late > 10 ms", "", 0),
+    ("loop_late_50ms", "server's loop probes late > 50 ms", "", 0),
+    ("loop_late_ms", "server's loop late probes, late in all", "ms", 0),
     ("skipped_beats", "trader beats skipped", "", 0),
     ("rooms_finished", "rooms whose match ended", "", 0),
     ("errors", "errors", "", 0),

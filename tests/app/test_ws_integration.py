@@ -235,6 +235,8 @@ async def test_http_api_contract(live_server: LiveServer) -> None:
     # The collector's full pass at start-up is the first one counted.
     assert health["collector"]["passes"][2] >= 1
     assert 0 < health["collector"]["longest_ms"] <= health["collector"]["paused_ms"]
+    # The loop's watch probes it every 10 ms from start-up.
+    assert health["loop"]["probes"] > 0 and "over_10_ms" in health["loop"]["late"]
     games = {g["game"]: g for g in httpx.get(f"{url}/api/games").json()}
     assert games["basic_rummy"]["min_players"] == 2 and games["basic_rummy"]["max_players"] == 6
     assert games["basic_rummy"]["options"]["target"] == 100

@@ -66,6 +66,10 @@ def test_a_quick_run_reports_every_figure(shape: str, tmp_path: Path) -> None:
         assert len(kartu["collector_passes_by_generation"]) == 3
         assert kartu["collector_paused_ms"] >= 0
         assert baseline["collector_passes"] is None
+        # And its loop's late probes (app.loopwatch), by how late.
+        assert kartu["loop_late_10ms"] >= kartu["loop_late_50ms"] >= 0
+        assert set(kartu["loop_late"]) >= {"over_10_ms", "over_50_ms"}
+        assert kartu["loop_late_ms"] >= 0 and baseline["loop_late_ms"] is None
     else:
         assert kartu["rss_kb_per_conn"] is not None and kartu["rss_kb_per_room"] is not None
 
