@@ -27,7 +27,7 @@ import time
 from typing import Any
 
 PERIOD_S = 0.01  # a probe every 10 ms: about 100 timer callbacks a second, next to nothing
-LATE_MS = (10, 25, 50, 100, 250)  # probes are counted by the first of these they are past
+LATE_MS = (10, 25, 50, 100, 250)  # a late probe is counted under every one of these it is past
 
 
 class LoopWatch:
@@ -60,13 +60,13 @@ class LoopWatch:
         now = time.perf_counter()
         lateness = now - self._due
         self.probes += 1
-        if lateness * 1000 > LATE_MS[0]:
+        late_ms = lateness * 1000
+        if late_ms > LATE_MS[0]:
             self.late_s += lateness
             self.longest_s = max(self.longest_s, lateness)
             for at, limit in enumerate(LATE_MS):
-                if lateness * 1000 <= limit:
-                    break
-                self.late[at] += 1
+                if late_ms > limit:
+                    self.late[at] += 1
         self._arm(now)
 
     def summary(self) -> dict[str, Any]:

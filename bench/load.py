@@ -335,9 +335,9 @@ class Window:
                     self.collector_passes[generation] += \
                         passes - collected_before["passes"][generation]
                 self.collector_paused_ms += collected["paused_ms"] - collected_before["paused_ms"]
-            if "loop" not in a or "loop" not in b:
+            if "loop" not in a or "loop" not in b:  # an older kartu
                 self.loop_late = self.loop_late_ms = None
-            if self.loop_late is not None and self.loop_late_ms is not None:
+            elif self.loop_late is not None and self.loop_late_ms is not None:
                 for over, n in a["loop"]["late"].items():
                     self.loop_late[over] = self.loop_late.get(over, 0) + n - \
                         b["loop"]["late"].get(over, 0)
