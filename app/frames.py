@@ -2,7 +2,8 @@
 
 A *frame* is one JSON text message as sent on a WebSocket. A room's change is
 turned into frames once per audience (a seat, or the spectators), never once
-per connection: the change's events, then the audience's state, as
+per connection: the change's events, then the audience's state (its view,
+as :meth:`engine.room.RoomCore.view_for` made it), as
 WebSocket wire bytes (:func:`app.wsprotocol.wire`), framed once by the
 room's process for every connection of every process
 (:func:`change_frames`). The room's own process hands them to its
@@ -20,12 +21,18 @@ from typing import Any
 
 import orjson
 
-from app.wsprotocol import HEADER_16, unwire, wire, wire_header
+from app.wsprotocol import unwire, wire
 from engine.room import Change
 
 
 def dumps(obj: Any) -> bytes:
+    """``obj`` as compact JSON."""
     return orjson.dumps(obj)
+
+
+def loads(data: bytes | str) -> Any:
+    """The value of JSON ``data``."""
+    return orjson.loads(data)
 
 
 def error(code: str, message: str, ref: Any = None) -> bytes:
@@ -109,43 +116,12 @@ def room_channels(room_id: str, seats: int) -> list[str]:
 
 def change_frames(change: Change) -> list[tuple[str, bytes]]:
     """The (channel, frames) pairs that carry one change to every audience: one
-    each, the frames as wire bytes.
-
-    The events are the same for every audience: serialised and framed once,
-    and so is the shared part of the views. A view is ``{**shared, **own}``
-    and the two parts have no key in common, so its JSON is the own part's
-    members, then the shared part's: each audience's frames are put
-    together from pieces made once per change and the audience's own part,
-    with one copy. This runs for every audience of every change: it is
-    kept to a few steps.
-    """
+    each, the frames as wire bytes: the change's events (the same for every
+    audience, serialised once), then the audience's state."""
     room_id, version = change.room_id, change.version
     events = b"".join([
-        wire(orjson.dumps({"type": "event", "room": room_id, "version": version,
-                           "event": event}))
-        for event in change.events
-    ]) if change.events else b""
-    state_head = b'{"type":"state","room":%s,"version":%d,"view":' % (
-        orjson.dumps(room_id), version)
-    shared = orjson.dumps(change.shared)
-    # What follows an own part's members: the shared part's, then the view's
-    # and the frame's closing braces.
-    tail = b"," + shared[1:] + b"}" if len(shared) > 2 else b"}}"
-    fixed = len(state_head) + len(tail) - 1  # + len(own): the frame's length
+        wire(dumps({"type": "event", "room": room_id, "version": version, "event": event}))
+        for event in change.events])
     channels = _channels(room_id)
-    out: list[tuple[str, bytes]] = []
-    for audience, own in change.own.items():
-        if type(own) is not bytes:
-            own = orjson.dumps(own)
-        if len(own) > 2:  # its members, still open, then the shared part's
-            length = fixed + len(own)
-            frames = b"".join((
-                events,
-                # wire_header's usual case, without the call
-                HEADER_16(0x817E, length) if 125 < length < 65536 else wire_header(length),
-                state_head, own[:-1], tail))
-        else:  # nothing of its own: the view is the shared part
-            frames = b"".join((events, wire_header(len(state_head) + len(shared) + 1),
-                               state_head, shared, b"}"))
-        out.append((channels[audience], frames))
-    return out
+    return [(channels[audience], events + wire(state(room_id, version, view)))
+            for audience, view in change.views.items()]

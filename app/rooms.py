@@ -1,14 +1,15 @@
 """The room registry: the rooms this process runs, and the way to any room.
 
 Each room is a :class:`engine.room.RoomActor` owned by exactly one process.
-The registry is the :class:`engine.room.RoomSink` of its rooms. It holds a
-room's changes until the actor *commits* them: then it saves the room (its
-snapshot and new log entries, :mod:`app.snapshots`) and only after that
-sends the changes out, once per audience: to this process's connections
-straight through its :class:`app.feeds.Feeds`, and (with Redis) to the
-other processes' in the save itself, which publishes them. So a client
-never sees, and is never acknowledged, a change that a crash could take
-back. While it runs a room, the registry *hosts* the room's channels on
+An action flows one way: the actor applies a command to its room, takes the
+room's changes and hands them to the registry's *commit*, which saves the
+room (its snapshot and new log entries, :mod:`app.snapshots`), then frames
+each change once per audience (:func:`app.frames.change_frames`) and sends
+it: to this process's connections through its :class:`app.feeds.Feeds`,
+and (with Redis) to the other processes' in the save itself, which
+publishes them. Only then does the actor reply, and the gateway ack. So a
+client never sees, and is never acknowledged, a change that a crash could
+take back. While it runs a room, the registry *hosts* the room's channels on
 the broker (:meth:`app.broker.Broker.host`): this process does not listen
 to them in Redis, since it is where they come from.
 
@@ -34,7 +35,7 @@ from typing import Any
 from app.broker import Broker
 from app.cluster import Cluster
 from app.feeds import Feeds
-from app.frames import change_frames, envelope_of, room_channels
+from app.frames import change_frames, dumps, envelope_of, loads, room_channels
 from app.settings import Settings
 from app.snapshots import RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
@@ -93,7 +94,6 @@ class RoomRegistry:
         # This process's connections to rooms, wherever the rooms run: the
         # changes of the rooms run here are handed to them directly.
         self.feeds = Feeds(broker)
-        self._pending: dict[str, list[Change]] = {}
         self._saved_log: dict[str, int] = {}
         # Per room: RoomCore.room_changes and when at its last full snapshot,
         # and the log length at which the next one is due.
@@ -140,8 +140,7 @@ class RoomRegistry:
         if seed is None:
             seed = secrets.randbits(63)
         core = RoomCore(room_id=room_id, game=game, options=options, seat_count=seats,
-                        owner_id=owner_id, seed=seed, sink=self, created_at=now_ms(),
-                        private=private)
+                        owner_id=owner_id, seed=seed, created_at=now_ms(), private=private)
         await self.store.save_room(RoomRecord(
             id=room_id, game=game.name, options=options, seats=seats, owner_id=owner_id,
             status=core.status, seed=seed,
@@ -149,7 +148,7 @@ class RoomRegistry:
         if self.cluster is not None and not await self.cluster.acquire(room_id):
             raise RoomError("busy", "could not claim the new room; try again")
         actor = self._run(core)
-        await self._commit(core)
+        await self._commit(core, core.take_changes())
         self._statuses[room_id] = core.status
         log.info("room_created", extra={"fields": {"room": room_id, "game": game.name,
                                                    "seats": seats, "owner": owner_id,
@@ -255,18 +254,19 @@ class RoomRegistry:
         loaded = await self.snapshots.load(room_id)
         if loaded is None:
             return False
-        data, action_log = loaded
+        data, saved_log = loaded
+        action_log = [loads(entry) for entry in saved_log]
         game = find_game(data["game"])
         if game is None:
             log.error("cannot resume room %s: unknown game %s", room_id, data["game"])
             return False
-        core = RoomCore.from_snapshot(data, game, self, action_log)
+        core = RoomCore.from_snapshot(data, game, action_log)
         core.catch_up(action_log[data["log_length"]:], now_ms())
         self._saved_log[room_id] = len(core.action_log)
         self._statuses[room_id] = core.status
         core.drop_connections(keep, now_ms())
         self._run(core)
-        await self._commit(core)
+        await self._commit(core, core.take_changes())
         return True
 
     async def _resume_all(self) -> None:
@@ -286,28 +286,29 @@ class RoomRegistry:
             await actor.stop()
             await self._stop_hosting(actor.core)
 
-    # --- RoomSink and commit ---------------------------------------------------
+    # --- commit ----------------------------------------------------------------
 
-    def changed(self, room: RoomCore, change: Change) -> None:
-        pending = self._pending.get(room.room_id)
-        if pending is None:  # (not setdefault: a list made for nothing on every change)
-            self._pending[room.room_id] = [change]
-        else:
-            pending.append(change)
-        for listener in self.change_listeners:
-            work = listener(room, change)
-            if work is not None:
-                self._background(work)
-        if self._statuses.get(room.room_id) != room.status:
-            self._statuses[room.room_id] = room.status
-            log.info(f"room_{room.status}", extra={"fields": {"room": room.room_id,
-                                                             "game": room.game.name}})
-            self._background(self.store.set_room_status(room.room_id, room.status))
+    def _noted(self, core: RoomCore, changes: list[Change]) -> None:
+        """What the registry does with changes once they are kept: status lines
+        in the log and the database, the listeners, finished games recorded."""
+        for change in changes:
+            for listener in self.change_listeners:
+                work = listener(core, change)
+                if work is not None:
+                    self._background(work)
+            if self._statuses.get(core.room_id) != change.status:
+                self._statuses[core.room_id] = change.status
+                # A finished game is logged and stored with its scores (_finished).
+                if change.status != "finished":
+                    log.info(f"room_{change.status}", extra={"fields": {
+                        "room": core.room_id, "game": core.game.name}})
+                    self._background(self.store.set_room_status(core.room_id, change.status))
+            if change.outcome is not None:
+                self._finished(core, change.outcome)
 
-    async def _commit(self, core: RoomCore) -> bool:
-        """Saves the room, then sends out what changed since the last commit."""
+    async def _commit(self, core: RoomCore, changes: list[Change]) -> bool:
+        """Saves the room, then sends out ``changes`` (what changed since the last commit)."""
         room_id = core.room_id
-        changes = self._pending.pop(room_id, [])
         base = self._saved_log.get(room_id, 0)
         now = now_ms()
         last = self._snapshotted.get(room_id)
@@ -321,8 +322,8 @@ class RoomRegistry:
         outgoing = [(change.version, change_frames(change)) for change in changes]
         kept = await self.snapshots.save(RoomSave(
             room_id=room_id, snapshot=core.to_snapshot() if full else None, log_base=base,
-            log_entries=core.action_log[base:], summary=core.summary() if full else None,
-            active=active,
+            log_entries=[dumps(entry) for entry in core.action_log[base:]],
+            summary=core.summary() if full else None, active=active,
             messages=[(channel, envelope_of(version, data)) for version, frames in outgoing
                       for channel, data in frames] if self.snapshots.carries_messages else [],
         ))
@@ -341,6 +342,7 @@ class RoomRegistry:
         # connections get them here.
         for version, frames in outgoing:
             self.feeds.send(version, frames)
+        self._noted(core, changes)
         return True
 
     @classmethod
@@ -350,8 +352,7 @@ class RoomRegistry:
         return (cls.SNAPSHOT_EVERY_ENTRIES - spread // 2
                 + zlib.crc32(room_id.encode()) % spread)
 
-    def finished(self, room: RoomCore, outcome: Outcome) -> None:
-        self._statuses[room.room_id] = room.status
+    def _finished(self, room: RoomCore, outcome: Outcome) -> None:
         winners = set(outcome.winners)
         record = room.replay_record()
         log.info("room_finished", extra={"fields": {
@@ -405,7 +406,8 @@ class RoomRegistry:
             if core.status == "waiting":
                 core.status = "abandoned"
                 self._background(self.store.set_room_status(room_id, "abandoned"))
-            kept = await self._commit(core)  # saved as inactive: nobody takes it over
+            # Saved as inactive: nobody takes it over.
+            kept = await self._commit(core, core.take_changes())
             await actor.stop()
             if not kept:
                 # Fenced: another process owns the room now, and _commit has
@@ -420,7 +422,6 @@ class RoomRegistry:
 
     def _forget(self, room_id: str) -> None:
         """Drops what the registry kept about a room it no longer runs."""
-        self._pending.pop(room_id, None)
         self._statuses.pop(room_id, None)
         self._saved_log.pop(room_id, None)
         self._snapshotted.pop(room_id, None)

@@ -110,16 +110,17 @@ def trader_view(frame: bytes) -> dict[str, Any] | None:
     trades its view lists: 4.7 KB of a 6 KB frame, and parsing them all was a
     third of the generator's work in the realtime shape (the baseline's views
     are one string of padding). It reads the frame as kartu lays it out (the
-    view's own part first, ``trades`` then ``locked`` last in it, then the
-    shared part); None for any other layout (parse the whole view then)."""
-    start = frame.find(b'"view":{"you":')
+    table's part with ``stage`` first, then the seat's own from ``you`` on,
+    ``trades`` then ``locked`` last in it); None for any other layout (parse
+    the whole view then)."""
+    stage = frame.find(b'"stage":')
+    start = frame.find(b',"you":', stage)
     cut = frame.find(b',"trades":[', start)
     locked = frame.find(b'"locked":[', cut)
-    stage = frame.find(b'"stage":', locked)
     if start < 0 or cut < 0 or locked < 0 or stage < 0:
         return None
     try:
-        view: dict[str, Any] = orjson.loads(frame[start + len(b'"view":'):cut] + b"}")
+        view: dict[str, Any] = orjson.loads(b"{" + frame[start + 1:cut] + b"}")
         view["locked"] = orjson.loads(
             frame[locked + len(b'"locked":'):frame.index(b"]", locked) + 1])
         view["stage"] = orjson.loads(

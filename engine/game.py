@@ -16,36 +16,14 @@ leaves everything as it was.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
-
-import orjson
 
 Action = dict[str, Any]
 Event = dict[str, Any]
 View = dict[str, Any]
-# A seat's own part of a view being sent (:meth:`Game.view_parts`): a View,
-# or the JSON of one made already.
-OwnPart = View | bytes
 
 S = TypeVar("S")
-
-
-def plain(part: OwnPart) -> View:
-    """An own part as plain data, whether it came as a View or as its JSON."""
-    return part if isinstance(part, dict) else orjson.loads(part)
-
-
-def kept_json(value: Any) -> bytes:
-    """``value`` as compact JSON, in bytes of their own size: for JSON that is
-    kept (a log entry, a part of a view sent again and again).
-
-    orjson's bytes keep the buffer they were written into (about 4 KB
-    whatever the length): fine for a frame sent and dropped, not for JSON
-    kept as long as a room. The copy holds just its own bytes.
-    """
-    return bytes(memoryview(orjson.dumps(value)))
 
 
 def shallow_copy(state: S) -> S:
@@ -98,23 +76,9 @@ class Game(Protocol):
         ...
 
     def view(self, state: Any, seat: int | None) -> View:
-        """What ``seat`` may see (None: a spectator). The only way out of the engine."""
-        ...
-
-    def views(self, state: Any, seats: list[int | None]) -> dict[int | None, View]:
-        """:meth:`view` of several seats at once. The views may share the
-        containers of what they all show: read them, never change them."""
-        ...
-
-    def view_parts(self, state: Any, seats: list[int | None]
-                   ) -> tuple[View, Mapping[int | None, OwnPart]]:
-        """The views of several seats as the part they all show and each seat's own,
-        as after every change: seat ``s`` sees ``{**shared, **own[s]}``, and
-        no key is in both; the seat list (``seats``) is shared. What is
-        shared is serialised once for every seat.
-        These views are for sending: an own part may be JSON made already
-        (bytes of the object), and a value an ``orjson.Fragment``; to read a
-        view, use :meth:`view` or :meth:`views`."""
+        """What ``seat`` may see (None: a spectator), as plain data (dicts, lists,
+        strings, numbers) that shares no container with the state. The only
+        way a card leaves the engine."""
         ...
 
     def to_act(self, state: Any) -> list[int]:

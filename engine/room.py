@@ -8,23 +8,23 @@ Terms:
 - *spectator*: a connection that watches; it sees the view of seat ``None``.
 - *version*: a counter that grows by one on every change to the room, so a
   client can tell a stale or missed message (resync by snapshot).
-- *change*: what one command or timer did: the new version, the public
-  events, and the views to send. A :class:`RoomSink` carries it out of here.
+- *change*: one step of what a command or timer did: the new version, the
+  public events, and each audience's view. A room keeps its changes in its
+  *outbox* until its runner takes them (:meth:`RoomCore.take_changes`): the
+  room never calls out while it changes.
 - *turn clock*: in turn-based games, how long a human has for a turn. When it
   runs out the seat is marked *away* and its bot plays for it until the
   player acts again.
 - *action log*: every applied action and timeout in order, with its ``now``:
   with the seed and options it replays the game exactly
-  (:func:`engine.replay.replay`). Each entry is kept as its JSON bytes, as
-  it is saved: a room's history only grows, and as dicts it would be
-  thousands of objects per room for the garbage collector to walk again and
-  again (:meth:`RoomCore.log_entries` reads them back).
+  (:func:`engine.replay.replay`). Entries are plain dicts.
 
 :class:`RoomCore` holds the logic and is synchronous: it takes ``now`` for
 everything, so tests drive it with a fake clock. :class:`RoomActor` wraps it
 in an asyncio task that applies one command at a time from a bounded queue
-and wakes itself for deadlines (game timers, turn clocks, bot moves). Nothing
-here performs I/O; the sink decides where changes go.
+and wakes itself for deadlines (game timers, turn clocks, bot moves), and
+hands each command's changes to its *commit* (the app saves, then sends
+them). Nothing here performs I/O.
 """
 
 from __future__ import annotations
@@ -33,14 +33,12 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-import orjson
+from typing import Any
 
 from engine.errors import GameError
-from engine.game import Action, Event, Game, Outcome, OwnPart, View, kept_json, plain
+from engine.game import Action, Event, Game, Outcome, View
 
 log = logging.getLogger("kartu.room")
 
@@ -78,32 +76,20 @@ class Seat:
 
 @dataclass
 class Change:
-    """One change to a room, ready to be sent: public events and fresh views.
+    """One change to a room: its public events and each audience's fresh view.
 
-    The views come in two parts (:meth:`RoomCore.view_parts`): ``shared``,
-    what every audience sees, and ``own``, for each audience (a seat; None:
-    spectators), what only it sees. Only seats held by humans get a view:
-    bots read the game directly.
+    ``views`` has one view per audience that is sent changes: each seat a
+    human holds with a connection, and None (the spectators) if anyone
+    watches; bots read the game directly. ``outcome`` is set on the change
+    that ended the game. ``status`` is the room's status after the change.
     """
 
     room_id: str
     version: int
     events: list[Event]
-    shared: View
-    own: Mapping[int | None, OwnPart]
-
-    @property
-    def views(self) -> dict[int | None, View]:
-        """Each audience's whole view."""
-        return {audience: {**self.shared, **plain(own)} for audience, own in self.own.items()}
-
-
-class RoomSink(Protocol):
-    """Where a room's changes go (the app publishes them; tests collect them)."""
-
-    def changed(self, room: RoomCore, change: Change) -> None: ...
-
-    def finished(self, room: RoomCore, outcome: Outcome) -> None: ...
+    views: dict[int | None, View]
+    status: str
+    outcome: Outcome | None = None
 
 
 # --- commands -------------------------------------------------------------
@@ -184,7 +170,6 @@ class RoomCore:
     seat_count: int
     owner_id: str | None
     seed: int
-    sink: RoomSink
     created_at: int
     # A private room cannot be watched and is left out of the lobby (daily deals).
     private: bool = False
@@ -194,7 +179,7 @@ class RoomCore:
     version: int = 0
     watchers: set[str] = field(default_factory=set)  # spectators' connection ids
     started_at: int | None = None
-    action_log: list[bytes] = field(default_factory=list)  # entries as JSON
+    action_log: list[dict[str, Any]] = field(default_factory=list)
     turn_deadline: int | None = None
     bot_due: int | None = None
     last_activity: int = 0
@@ -213,6 +198,8 @@ class RoomCore:
     # What every view shows of the room itself and who is sent changes (see
     # _room_facts), and the room_changes and status they were made at.
     _facts: _RoomFacts | None = field(default=None, init=False, repr=False)
+    # Changes made and not yet taken by the runner (take_changes).
+    outbox: list[Change] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -276,27 +263,15 @@ class RoomCore:
 
     def view_for(self, seat: int | None, now: int) -> View:
         """The game's view for ``seat`` with the room's own facts merged in."""
-        shared, own = self.view_parts([seat], now)
-        return {**shared, **plain(own[seat])}
-
-    def view_parts(self, seats: list[int | None], now: int
-                   ) -> tuple[View, Mapping[int | None, OwnPart]]:
-        """The views of ``seats`` as the part they all show and each one's own
-        (:meth:`engine.game.Game.view_parts`: for sending, some values may be
-        JSON already), with the room's facts merged in."""
-        own: Mapping[int | None, OwnPart]
-        if self.state is None:
-            shared, own = self._waiting_view_parts(seats)
-        else:
-            shared, own = self.game.view_parts(self.state, seats)
+        view = (self._waiting_view(seat) if self.state is None
+                else self.game.view(self.state, seat))
         room_facts = self._room_facts()
-        # The seat list is shown to all, so it is in the shared part only.
-        for entry, facts in zip(shared["seats"], room_facts.seats, strict=True):
+        for entry, facts in zip(view["seats"], room_facts.seats, strict=True):
             entry.update(facts)
-        shared["room"] = room_facts.room
-        shared["turn_deadline"] = self.turn_deadline
-        shared["server_time"] = now
-        return shared, own
+        view["room"] = dict(room_facts.room)
+        view["turn_deadline"] = self.turn_deadline
+        view["server_time"] = now
+        return view
 
     def _room_facts(self) -> _RoomFacts:
         """What the views show of the room itself (each seat's facts, merged
@@ -323,20 +298,19 @@ class RoomCore:
                 room, audiences, frozenset(s.index for s in seats if s.plays_by_bot))
         return facts
 
-    def _waiting_view_parts(self, seats: list[int | None]
-                            ) -> tuple[View, dict[int | None, View]]:
-        shared: View = {
+    def _waiting_view(self, seat: int | None) -> View:
+        view: View = {
             "game": self.game.name, "phase": "waiting", "dealer": None,
             "turn": None, "step": None, "deal": 0, "stock_count": 0, "discard": [],
             "melds": [],
             "result": None,
             "seats": [{"seat": s.index, "hand_count": 0, "score": 0, "melds": []}
                       for s in self.seats],
+            "you": seat,
         }
-        own: dict[int | None, View] = {
-            seat: {"you": seat} if seat is None else {"you": seat, "hand": []}
-            for seat in seats}
-        return shared, own
+        if seat is not None:
+            view["hand"] = []
+        return view
 
     # --- commands ----------------------------------------------------------
 
@@ -481,7 +455,7 @@ class RoomCore:
             entry["bot"] = True
         if command_id is not None:
             entry["cid"] = command_id  # lets a saved room recognise a retried command
-        self.action_log.append(kept_json(entry))
+        self.action_log.append(entry)
         self._emit(now, events, game_only=True)
 
     # --- time --------------------------------------------------------------
@@ -502,7 +476,7 @@ class RoomCore:
         deadline = self.game.next_deadline(self.state)
         if deadline is not None and now >= deadline:
             self.state, events = self.game.on_timeout(self.state, now)
-            self.action_log.append(kept_json({"timeout": True, "at": now}))
+            self.action_log.append({"timeout": True, "at": now})
             self._emit(now, events, game_only=True)
             return
         if self.turn_deadline is not None and now >= self.turn_deadline:
@@ -560,17 +534,23 @@ class RoomCore:
             self.room_changes += 1
         self.last_activity = now
         self._schedule(now)
-        # The seats with a connection, then the spectators (None) if any.
-        audiences = self._room_facts().audiences
-        shared, own = self.view_parts(audiences, now) if audiences else ({}, {})
-        self.sink.changed(self, Change(self.room_id, self.version, events, shared, own))
+        outcome = None
         if self.status == "playing":
             outcome = self.game.outcome(self.state)
             if outcome is not None:
                 self.status = "finished"
                 self.room_changes += 1
                 self.turn_deadline = self.bot_due = None
-                self.sink.finished(self, outcome)
+        # The seats with a connection, then the spectators (None) if any.
+        views = {audience: self.view_for(audience, now)
+                 for audience in self._room_facts().audiences}
+        self.outbox.append(Change(self.room_id, self.version, events, views, self.status,
+                                  outcome))
+
+    def take_changes(self) -> list[Change]:
+        """The changes made since the last call, oldest first (the outbox emptied)."""
+        changes, self.outbox = self.outbox, []
+        return changes
 
     def _schedule(self, now: int) -> None:
         """Sets the turn clock and the next bot move after a change."""
@@ -622,8 +602,8 @@ class RoomCore:
         }
 
     @classmethod
-    def from_snapshot(cls, data: dict[str, Any], game: Game, sink: RoomSink,
-                      action_log: list[bytes]) -> RoomCore:
+    def from_snapshot(cls, data: dict[str, Any], game: Game,
+                      action_log: list[dict[str, Any]]) -> RoomCore:
         if data.get("format") != cls.SNAPSHOT_FORMAT:
             raise ValueError(f"unknown room snapshot format {data.get('format')!r}")
         seats = [Seat(s["index"], s["player_id"], s["name"], s["bot"], set(s["connections"]),
@@ -631,7 +611,7 @@ class RoomCore:
         room = cls(
             room_id=data["room_id"], game=game, options=data["options"],
             seat_count=data["seat_count"], owner_id=data["owner_id"], seed=data["seed"],
-            sink=sink, created_at=data["created_at"], private=data["private"], seats=seats,
+            created_at=data["created_at"], private=data["private"], seats=seats,
             status=data["status"], version=data["version"], started_at=data["started_at"],
             action_log=list(action_log[: data["log_length"]]),
             turn_deadline=data["turn_deadline"], bot_due=data["bot_due"],
@@ -668,9 +648,9 @@ class RoomCore:
 
     def log_entries(self, start: int = 0) -> list[dict[str, Any]]:
         """The action log from entry ``start`` on, as dicts."""
-        return [orjson.loads(entry) for entry in self.action_log[start:]]
+        return self.action_log[start:]
 
-    def catch_up(self, entries: list[bytes], now: int) -> None:
+    def catch_up(self, entries: list[dict[str, Any]], now: int) -> None:
         """Replays log entries saved after this room's snapshot (a room resumed).
 
         Between snapshots a room saves only the new entries of its action log
@@ -680,14 +660,13 @@ class RoomCore:
         """
         if not entries:
             return
-        for raw in entries:
-            entry = orjson.loads(raw)
+        for entry in entries:
             if entry.get("timeout"):
                 self.state, _ = self.game.on_timeout(self.state, entry["at"])
             else:
                 self.state, _ = self.game.apply(self.state, entry["seat"], entry["action"],
                                                 entry["at"])
-            self.action_log.append(raw)
+            self.action_log.append(entry)
             self.version += 1
             if "cid" in entry:
                 self._remember(entry["cid"], None)
@@ -699,7 +678,9 @@ class RoomCore:
 Clock = Callable[[], int]
 
 
-Commit = Callable[["RoomCore"], Awaitable[bool]]
+# Saves a room and sends out its changes (oldest first); False: this process
+# no longer owns the room.
+Commit = Callable[["RoomCore", list[Change]], Awaitable[bool]]
 
 
 class RoomActor:
@@ -712,7 +693,8 @@ class RoomActor:
     keep up refuses work (``busy``) rather than growing without limit.
 
     ``commit`` runs after every command or timer that changed the room and
-    before its reply: it saves the room and sends its changes, so a reply
+    before its reply, with the room's changes (:meth:`RoomCore.take_changes`):
+    it saves the room and sends the changes, so a reply
     (an ``ack``) is only given for a change that is kept. It returns False
     when this process no longer owns the room; the actor then stops, and
     callers get ``moved`` and try again wherever the room now lives.
@@ -831,10 +813,11 @@ class RoomActor:
         self._refuse_waiting()
 
     async def _commit(self) -> bool:
-        if self.commit is None:
+        changes = self.core.take_changes()
+        if self.commit is None or not changes:
             return True
         try:
-            kept = await self.commit(self.core)
+            kept = await self.commit(self.core, changes)
         except Exception:
             # The change stays in memory and the next commit saves the whole
             # room again; stopping would lose the room for everyone.

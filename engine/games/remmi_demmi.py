@@ -58,14 +58,11 @@ from __future__ import annotations
 import copy
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
-from itertools import combinations, islice
-from operator import is_
+from itertools import combinations
 from typing import Any, ClassVar
 
-import orjson
-
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, OwnPart, View, kept_json, plain, shallow_copy
+from engine.game import Action, Event, Outcome, View, shallow_copy
 from engine.options import check_int
 from engine.rng import Rng
 
@@ -246,9 +243,7 @@ class RemmiDemmiState:
     deadline: int | None  # when the timer runs out
     speed: str | None  # the speed the timer was started at
     offers: list[Offer]  # open offers, oldest first
-    # This round's, in order; in a long round, only those still read
-    # (_drop_settled_history).
-    trades: list[Trade]
+    trades: list[Trade]  # this round's, in order
     claims: list[Claim]  # this round's, in claim order
     point_men: list[int]  # still on the table, highest first
     offer_serial: int
@@ -274,12 +269,6 @@ class RemmiDemmiState:
     # Tuples, so that states share it. Not saved and not compared.
     seat_trades: tuple[tuple[int, ...], ...] | None = field(
         default=None, compare=False, repr=False)
-    # Per seat, a mark that is new whenever its own part of the view may have
-    # changed (:func:`_mark_changes`); None: not known (a new or restored
-    # state). Each seat's own part as last sent, with the mark it was made
-    # at (:func:`_own_json`), is shared by a state and the states made from it.
-    own_marks: list[object] | None = field(default=None, compare=False, repr=False)
-    own_sent: dict[int, _OwnJson] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _clone(state: RemmiDemmiState) -> RemmiDemmiState:
@@ -601,36 +590,16 @@ class RemmiDemmi:
         else:
             _HANDLERS[kind](new, seat, action, now, events)
         _settle(new)
-        _mark_changes(state, new)
         return new, events
 
-    def views(self, state: RemmiDemmiState, seats: list[int | None]) -> dict[int | None, View]:
-        shared, own = self._view_parts(state, seats, sending=False)
-        return {seat: {**shared, **plain(own[seat])} for seat in seats}
-
     def view(self, state: RemmiDemmiState, seat: int | None) -> View:
-        return self.views(state, [seat])[seat]
-
-    def view_parts(self, state: RemmiDemmiState, seats: list[int | None]
-                   ) -> tuple[View, dict[int | None, OwnPart]]:
         """The table as everyone sees it (offers by size, claims, scores), and
-        each seat's own: its hand, its offer's cards, its claim and trades.
+        ``seat``'s own part: its hand, its offer's cards, its claim and trades."""
+        if seat is not None and not 0 <= seat < state.players:
+            raise ValueError(f"no seat {seat} at this table")
+        return {**self._shared_view(state), **self._own_view(state, seat)}
 
-        For sending: each seat's own part comes as its JSON (bytes), made
-        again only when what it shows changed
-        (:func:`_own_json`); :meth:`views` gives the same views as plain data.
-        """
-        return self._view_parts(state, seats, sending=True)
-
-    def _view_parts(self, state: RemmiDemmiState, seats: list[int | None], *, sending: bool
-                    ) -> tuple[View, dict[int | None, OwnPart]]:
-        for seat in seats:
-            if seat is not None and not 0 <= seat < state.players:
-                raise ValueError(f"no seat {seat} at this table")
-        return self._shared_view(state, sending), {
-            seat: self._own_view(state, seat, sending) for seat in seats}
-
-    def _shared_view(self, state: RemmiDemmiState, sending: bool) -> View:
+    def _shared_view(self, state: RemmiDemmiState) -> View:
         playing = state.phase == PLAYING
         offer_of = {o.seat: o for o in state.offers}
         claimed = {c.seat: c.point_man for c in state.claims}
@@ -674,9 +643,8 @@ class RemmiDemmi:
             ],
             "point_men": list(state.point_men),
             "claims": [{"seat": c.seat, "points": c.point_man} for c in state.claims],
-            # Made once and never changed: copied only for views to read.
-            "result": state.result if sending else copy.deepcopy(state.result),
-            "results": state.results if sending else copy.deepcopy(state.results),
+            "result": copy.deepcopy(state.result),
+            "results": copy.deepcopy(state.results),
             "scores": list(state.scores),
             "next_deal_at": state.next_deal_at,
             "winners": None if state.winners is None else list(state.winners),
@@ -684,12 +652,9 @@ class RemmiDemmi:
             "revealed": state.revealed,
         }
 
-    def _own_view(self, state: RemmiDemmiState, seat: int | None, sending: bool
-                  ) -> OwnPart:
+    def _own_view(self, state: RemmiDemmiState, seat: int | None) -> View:
         if seat is None:
             return {"you": None, "my_offer": None, "my_claim": None, "trades": [], "locked": []}
-        if sending:
-            return _own_json(state, seat)
         return _own_part(state, seat, [_trade_view(t, seat) for t in _trades_shown(state, seat)])
 
     def to_act(self, state: RemmiDemmiState) -> list[int]:
@@ -711,7 +676,6 @@ class RemmiDemmi:
         new = _clone(state)
         events = _advance(new, now)
         _settle(new)
-        _mark_changes(state, new)
         return new, events
 
     def legal_actions(self, state: RemmiDemmiState, seat: int) -> list[Action]:
@@ -837,28 +801,6 @@ def _trades_shown(state: RemmiDemmiState, seat: int) -> list[Trade]:
     return older + [trades[at] for at in mine[cut:]]
 
 
-def _drop_settled_history(state: RemmiDemmiState) -> None:
-    """Keeps only the trades anything still reads: every one returnable (RD-12)
-    and each seat's RECENT_TRADES latest (its view), in order.
-
-    A long round of brisk trading runs to thousands of trades, and every
-    swap copies the list (the state it came from keeps its own): without
-    this, each swap, each snapshot and each pass of Python's collector over
-    the new lists cost more the longer the round ran. Called once the list
-    is twice as long as what every seat's view may show, so its cost is
-    spread over as many swaps as it drops. The views stay what they were;
-    a trade dropped can only be refused, as a settled one would be.
-    """
-    trades, index = state.trades, _seat_trades(state)
-    kept = {at for mine in index for at in mine[-RECENT_TRADES:]}
-    kept.update(at for at in range(state.settled, len(trades))
-                if trades[at].status == RETURNABLE)
-    state.trades = [trades[at] for at in sorted(kept)]
-    state.seat_trades = None  # made again from the list kept, when next read
-    state.settled = 0
-    _settle(state)
-
-
 def _offer_of(state: RemmiDemmiState, seat: int) -> Offer | None:
     return next((o for o in state.offers if o.seat == seat), None)
 
@@ -891,101 +833,6 @@ def _own_part(state: RemmiDemmiState, seat: int, trades: Any) -> View:
         "trades": trades,
         "locked": sorted(locked_cards(state, seat)),
     }
-
-
-def _mark_changes(old: RemmiDemmiState, new: RemmiDemmiState) -> None:
-    """Gives ``new`` a new mark for each seat whose own part of the view may
-    differ from its part in ``old``: what :func:`_own_part` and
-    :func:`_trades_shown` read of the seat (its hand, offer, claim, trades,
-    whether its hand is hidden). All of it is replaced, never changed in
-    place, so "the same" is "the same objects"; only trades from
-    ``old.settled`` on can have been replaced.
-    """
-    marks = old.own_marks
-    if marks is None or new.deal != old.deal or new.revealed != old.revealed \
-            or len(new.trades) < len(old.trades):
-        new.own_marks = [object() for _ in range(new.players)]
-        return
-    changed = {seat for seat in range(new.players)
-               if new.hands[seat] is not old.hands[seat] or new.peeked[seat] != old.peeked[seat]}
-    old_index, new_index = _seat_trades(old), _seat_trades(new)
-    changed.update(seat for seat in range(new.players) if new_index[seat] is not old_index[seat])
-    old_offers = {o.seat: o for o in old.offers}
-    new_offers = {o.seat: o for o in new.offers}
-    changed.update(seat for seat in old_offers.keys() | new_offers.keys()
-                   if old_offers.get(seat) is not new_offers.get(seat))
-    changed.update(c.seat for c in new.claims[len(old.claims):])  # claims are only added
-    old_trades, new_trades = old.trades, new.trades
-    for at in range(old.settled, len(old_trades)):
-        if new_trades[at] is not old_trades[at]:
-            changed.update(new_trades[at].seats)
-    if changed:
-        marks = list(marks)
-        for seat in changed:
-            marks[seat] = object()
-    new.own_marks = marks
-
-
-@dataclass(slots=True)
-class _OwnJson:
-    """A seat's own part of the view as JSON, and what it was made of."""
-
-    mark: object  # the seat's own mark when it was made
-    trades: list[Trade]
-    trades_json: list[bytes]  # each trade's, as the seat sees it
-    trades_array: bytes  # trades_json as one JSON array
-    own: bytes
-
-
-def _own_json(state: RemmiDemmiState, seat: int) -> bytes:
-    """``seat``'s own part of the view as JSON, for sending.
-
-    Every change is sent to every seat, but most (an offer, another pair's
-    trade) change one or two seats' own parts: the rest send what they sent
-    last, as their marks say (:func:`_mark_changes`), and a changed list of
-    trades serialises only its new trades.
-    """
-    last = state.own_sent.get(seat)
-    mark = None if state.own_marks is None else state.own_marks[seat]
-    if last is not None and mark is not None and last.mark is mark:
-        return last.own
-    trades = _trades_shown(state, seat)
-    if last is not None and len(last.trades) == len(trades) and all(
-            map(is_, last.trades, trades)):
-        trades_json, array = last.trades_json, last.trades_array
-    else:
-        trades_json = _trades_json(last, trades, seat)
-        array = b"[" + b",".join(trades_json) + b"]"
-    own = kept_json(_own_part(state, seat, orjson.Fragment(array)))
-    state.own_sent[seat] = _OwnJson(mark, trades, trades_json, array, own)
-    return own
-
-
-def _trades_json(last: _OwnJson | None, trades: list[Trade], seat: int) -> list[bytes]:
-    """Each of ``trades``' JSON as ``seat`` sees it, reusing what ``last`` made.
-
-    The list shown moves on as a window: the oldest trades leave it, new
-    ones come in at the end, and a trade kept or returned is replaced where
-    it is. So the trades are compared with the last ones in place, from
-    where the first one now shown was; only the ones that differ are made.
-    """
-    if last is None or not trades:
-        return [kept_json(_trade_view(t, seat)) for t in trades]
-    old, old_json = last.trades, last.trades_json
-    first = trades[0]
-    shift = next((at for at, t in enumerate(old) if t is first), 0)
-    kept = len(old) - shift
-    if kept <= len(trades) and all(map(is_, islice(old, shift, None), trades)):
-        # The usual step: the same trades from where the first one now is,
-        # and new ones after them.
-        return old_json[shift:] + [kept_json(_trade_view(t, seat)) for t in trades[kept:]]
-    out: list[bytes] = []
-    for at, trade in enumerate(trades, start=shift):
-        if at < len(old) and old[at] is trade:
-            out.append(old_json[at])
-        else:
-            out.append(kept_json(_trade_view(trade, seat)))
-    return out
 
 
 def _settle(state: RemmiDemmiState) -> None:
@@ -1282,8 +1129,6 @@ def _swap(state: RemmiDemmiState, a: Offer, b: Offer, now: int, events: list[Eve
         at = len(state.trades) - 1
         state.seat_trades = tuple(
             (*mine, at) if seat in trade.seats else mine for seat, mine in enumerate(index))
-    if len(state.trades) > 2 * state.players * RECENT_TRADES:
-        _drop_settled_history(state)
     events.append({
         "kind": "traded", "a": a.seat, "b": b.seat, "size": len(a.cards), "trade": trade.id,
         "returnable": returnable, "return_until": trade.return_until,
@@ -1305,7 +1150,6 @@ def _open_trade(state: RemmiDemmiState, seat: int, action: Action, what: str) ->
         raise IllegalAction(f'{what} needs "trade": the id of one of your trades')
     index = next((i for i, t in enumerate(state.trades) if t.id == trade_id), None)
     if index is None or seat not in state.trades[index].seats:
-        # Also a trade of a long round's settled history (_drop_settled_history).
         raise IllegalAction(f"you have no trade {trade_id} left to settle this round")
     trade = state.trades[index]
     side = trade.side(seat)

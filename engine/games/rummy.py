@@ -56,8 +56,7 @@ and the closing discard). Hooks a game may override:
   overrides the default, no winner);
 - :meth:`RummyGame.extend_public_view` (what everyone sees),
   :meth:`RummyGame.extend_own_view` (what one seat alone sees) and
-  :meth:`RummyGame.outcome_details` add a game's own fields. A change's
-  views share one public part (:meth:`RummyGame.view_parts`), built once.
+  :meth:`RummyGame.outcome_details` add a game's own fields.
 """
 
 from __future__ import annotations
@@ -67,11 +66,9 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-import orjson
-
 from engine.cards import is_standard_card, rank_index, standard_deck
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, OwnPart, View, kept_json, shallow_copy
+from engine.game import Action, Event, Outcome, View, shallow_copy
 from engine.melds import BASIC, MeldRules, all_melds, arrange, extended, meld_kind
 from engine.options import check_int
 from engine.rng import Rng
@@ -171,15 +168,6 @@ class RummyState:
     results: list[dict[str, Any]]  # every finished deal's summary
     next_deal_at: int | None  # epoch ms, while deal_over
     winners: list[int] | None  # once game_over
-    # Each seat's own part of the view (None: the spectators') as last sent
-    # while it was not its turn, and the hand it was made from: off turn, a
-    # seat's own part shows its hand and nothing else that changes
-    # (:meth:`RummyGame.view_parts`). Shared by a state and the states made
-    # from it; not saved, not compared.
-    own_sent: dict[int | None, tuple[list[str] | None, bytes]] = field(
-        default_factory=dict, compare=False, repr=False)
-    # The options the public part of a view shows, as sent (they never change).
-    view_options: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 # --- plain-data helpers -----------------------------------------------------------------
@@ -524,64 +512,19 @@ class RummyGame:
         return self.play(state, seat, str(kind), action, now)
 
     def view(self, state: RummyState, seat: int | None) -> View:
-        return self.views(state, [seat])[seat]
+        """The public part (:meth:`public_view`) and ``seat``'s own (:meth:`own_view`)."""
+        if seat is not None and not 0 <= seat < state.players:
+            raise ValueError(f"no seat {seat} at this table")
+        return {**self.public_view(state), **self.own_view(state, seat)}
 
-    def views(self, state: RummyState, seats: list[int | None]) -> dict[int | None, View]:
-        """Each seat's view: the public part is built once and shared by all of
-        them, and each adds its own few keys (its hand, and what it may do)."""
-        public, own = self._view_parts(state, seats, sending=False)
-        return {seat: {**public, **own[seat]} for seat in seats}
-
-    def view_parts(self, state: RummyState, seats: list[int | None]
-                   ) -> tuple[View, dict[int | None, OwnPart]]:
-        """For sending: the public part, and each seat's own part as JSON.
-
-        A change moves the seat on turn, and often nobody else: every seat
-        off turn (and the spectators) shows what it showed last unless its
-        hand was replaced, so its JSON is made again only then.
-        """
-        self._check_seats(state, seats)
-        return self.public_view(state, sending=True), {
-            seat: self._own_json(state, seat) for seat in seats}
-
-    def _view_parts(self, state: RummyState, seats: list[int | None], *, sending: bool
-                    ) -> tuple[View, dict[int | None, View]]:
-        self._check_seats(state, seats)
-        return (self.public_view(state, sending=sending),
-                {seat: self.own_view(state, seat) for seat in seats})
-
-    @staticmethod
-    def _check_seats(state: RummyState, seats: list[int | None]) -> None:
-        for seat in seats:
-            if seat is not None and not 0 <= seat < state.players:
-                raise ValueError(f"no seat {seat} at this table")
-
-    def _own_json(self, state: RummyState, seat: int | None) -> bytes:
-        """:meth:`own_view` of ``seat`` as JSON, the one sent last if it still holds."""
-        if seat is not None and seat == state.turn and state.phase == PLAYING:
-            return orjson.dumps(self.own_view(state, seat))  # on turn: it may show more
-        hand = None if seat is None else state.hands[seat]
-        sent = state.own_sent.get(seat)
-        if sent is not None and sent[0] is hand:
-            return sent[1]
-        own = kept_json(self.own_view(state, seat))
-        state.own_sent[seat] = (hand, own)
-        return own
-
-    def public_view(self, state: RummyState, *, sending: bool = False) -> View:
-        """What every seat and spectator sees alike. ``sending``: the view is
-        only serialised, so the deals' results (never changed once made) go
-        in as they are, not copied."""
+    def public_view(self, state: RummyState) -> View:
+        """What every seat and spectator sees alike."""
         playing = state.phase == PLAYING
         # Each seat's melds, in one pass over the table's (not one per seat).
         seat_melds: list[list[dict[str, Any]]] = [[] for _ in range(state.players)]
         for m in state.melds:
             seat_melds[m.owner].append({"id": m.id, "kind": m.kind, "cards": list(m.cards)})
-        options = state.view_options if sending else None
-        if options is None:
-            options = {k: state.options.get(k) for k in self.view_option_keys}
-            if sending:  # the options never change: one copy for every view sent
-                state.view_options = options
+        options = {k: state.options.get(k) for k in self.view_option_keys}
         view: View = {
             "game": self.name,
             "phase": state.phase,
@@ -601,8 +544,8 @@ class RummyGame:
                 {"id": m.id, "kind": m.kind, "cards": list(m.cards), "owner": m.owner}
                 for m in state.melds
             ],
-            "result": state.result if sending else copy_json(state.result),
-            "results": state.results if sending else copy_json(state.results),
+            "result": copy_json(state.result),
+            "results": copy_json(state.results),
             "next_deal_at": state.next_deal_at,
             "winners": None if state.winners is None else list(state.winners),
         }
@@ -705,8 +648,6 @@ class RummyGame:
         """A JSON-serialisable copy of ``state`` (lists and dicts of str/int/bool/None)."""
         data: dict[str, Any] = {"version": SNAPSHOT_VERSION, "game": self.name}
         for f in fields(state):
-            if not f.compare:  # what the views keep of the state, not the state
-                continue
             value = getattr(state, f.name)
             if f.name == "melds":
                 value = [

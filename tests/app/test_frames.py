@@ -1,4 +1,4 @@
-"""The frames a room change goes out as: exactly the views, serialised in parts."""
+"""The frames a room change goes out as: exactly its events and views."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import pytest
 
 from app.frames import change_frames, seat_channel, watch_channel
 from app.wsprotocol import unwire
-from engine.game import Game, plain
+from engine.game import Game
 from engine.games import all_games
 from engine.room import AddBot, Join, Start
 from tests.engine.room_harness import make_room, run_until
 
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
-def test_every_audience_gets_its_whole_view_from_the_shared_and_own_parts(game: Game) -> None:
+def test_every_audience_gets_the_events_and_its_whole_view(game: Game) -> None:
     seats = max(game.min_players, 4)
     room, sink = make_room(game, seats, room_id="r1", seed=11, turn_clock_s=1,
                            bot_delay_ms=0)
@@ -28,9 +28,7 @@ def test_every_audience_gets_its_whole_view_from_the_shared_and_own_parts(game: 
     run_until(room, lambda: len(sink.changes) > 150, 1)
     assert len(sink.changes) > 20
     for change in sink.changes:
-        assert set(change.own) <= {0, None}
-        for own in change.own.values():
-            assert not set(plain(own)) & set(change.shared), "a key in both parts"
+        assert set(change.views) <= {0, None}
         sent = dict(change_frames(change))
         for audience, view in change.views.items():
             channel = watch_channel("r1") if audience is None else seat_channel("r1", audience)

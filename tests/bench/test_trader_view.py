@@ -47,4 +47,4 @@ def test_a_trader_reads_what_quick_offer_needs_as_the_whole_view_says_it() -> No
 def test_a_frame_laid_out_otherwise_is_left_to_a_whole_parse() -> None:
     assert trader_view(b'{"type":"state","room":"r","version":1,"view":{"by":0}}') is None
     assert trader_view(orjson.dumps({"type": "state", "view": {
-        "stage": "trading", "you": 0, "trades": [], "locked": []}})) is None
+        "you": 0, "trades": [], "locked": [], "stage": "trading"}})) is None

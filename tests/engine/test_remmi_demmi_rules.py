@@ -18,15 +18,14 @@ from typing import Any
 import pytest
 
 from engine.errors import BadOptions, GameError, IllegalAction, NotYourTurn
-from engine.game import Event, plain
-from engine.games import find_game, remmi_demmi
+from engine.game import Event
+from engine.games import find_game
 from engine.games.remmi_demmi import (
     AUTO_START_MS,
     RECENT_TRADES,
     RETURNABLE,
     RemmiDemmi,
     RemmiDemmiState,
-    Trade,
     deck_for,
     find_remmi,
     hand_size,
@@ -36,7 +35,7 @@ from engine.games.remmi_demmi import (
     locked_cards,
 )
 from engine.room import AddBot, Join, RoomCore, Start
-from tests.engine.room_harness import kept_json_blocks, make_room
+from tests.engine.room_harness import make_room
 
 GAME = RemmiDemmi()
 T0 = 1_000_000  # the deal's epoch ms
@@ -988,7 +987,7 @@ def test_a_view_lists_the_seats_latest_trades_and_every_returnable_one() -> None
     most = 0
     for _ in bot_moves(room, 4000):
         state = room.state
-        views = GAME.views(state, [*range(6), None])
+        views = {seat: GAME.view(state, seat) for seat in [*range(6), None]}
         for seat in range(6):
             expected: list[str] = []
             for trade in reversed(state.trades):
@@ -1005,104 +1004,14 @@ def test_a_view_lists_the_seats_latest_trades_and_every_returnable_one() -> None
     assert most > RECENT_TRADES  # some seat traded more than a view lists
 
 
-def _long_round(monkeypatch: pytest.MonkeyPatch, drop: bool
-                ) -> tuple[list[list[Any]], list[int], RemmiDemmiState]:
-    """Six bots trading for a long round; after every change, every seat's
-    view (as sent and as plain data) and legal actions, and the trades kept."""
-    if not drop:
-        monkeypatch.setattr(remmi_demmi, "_drop_settled_history", lambda state: None)
-    room = bots_trading(seed=11)
-    seen: list[list[Any]] = []
-    kept: list[int] = []
-    for _ in bot_moves(room, 700):  # over 300 trades, all in the first round
-        state = room.state
-        shared, own = GAME.view_parts(state, [*range(6), None])
-        seen.append([GAME.views(state, [*range(6), None]),
-                     {seat: {**shared, **plain(part)} for seat, part in own.items()},
-                     [GAME.legal_actions(state, seat) for seat in range(6)]])
-        kept.append(len(state.trades))
-    monkeypatch.undo()
-    return seen, kept, room.state
-
-
-def test_the_json_a_view_keeps_to_send_again_is_about_its_own_size() -> None:
-    # Decision (memory): a seat's own part and each trade it lists are kept
-    # as JSON to be sent again after every change; a JSON library that hands
-    # back its whole write buffer would make each ~250-byte trade cost ~4 KB.
-    room = bots_trading(seed=5)
-
-    def trade_and_send() -> None:
-        for _ in bot_moves(room, 400):
-            GAME.view_parts(room.state, [*range(6), None])  # as a change sends them
-
-    count, size = kept_json_blocks(trade_and_send)
-    sent = [room.state.own_sent[seat] for seat in range(6)]
-    kept = [*room.action_log, *(part.own for part in sent),
-            *(trade for part in sent for trade in part.trades_json)]
-    assert sum(len(part.trades_json) for part in sent) >= 60 and count >= len(kept)
-    # What is alive of it all is about what it says (a bytes object's head aside).
-    assert size < 1.2 * sum(len(json) for json in kept) + 64 * count
-
-
-def test_a_long_round_keeps_only_the_trades_anything_reads(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # Decision (views): once a round's trades are twice what every seat's
-    # view may list, the state keeps only each seat's RECENT_TRADES latest
-    # and every one still returnable, so that a swap, a snapshot and the
-    # garbage collector's pass over the trades stay bounded in a long round.
-    # Nothing anyone sees changes: the same bots play the same game, and
-    # after every change every seat's view and legal actions are those of
-    # the game that keeps all its trades.
-    with_drops, kept, state = _long_round(monkeypatch, drop=True)
-    everything, all_kept, full = _long_round(monkeypatch, drop=False)
-    assert with_drops == everything
-    limit = 2 * 6 * RECENT_TRADES
-    assert max(all_kept) > limit  # the round ran long enough to drop some
-    assert max(kept) <= limit
-    # A trade dropped was settled (refused in the game that keeps it too),
-    # and is refused, to its own traders as well, as no longer theirs to settle.
-    ids = {t.id for t in state.trades}
-    dropped = next(t for t in full.trades if t.id not in ids)
-    assert dropped.status != RETURNABLE
-    refused(full, dropped.seats[0], {"kind": "keep", "trade": dropped.id})
-    message = refused(state, dropped.seats[0], {"kind": "keep", "trade": dropped.id})
-    assert message == f"you have no trade {dropped.id} left to settle this round"
-
-
-def test_dropping_a_long_rounds_history_keeps_every_returnable_trade() -> None:
-    # The same decision, where bots do not go: a trade left returnable while
-    # both its traders traded on stays, however old; the rest of what goes
-    # is what no view lists any more.
-    state = trading(5, FIVE, timer_s=600, return_window_s=60)
-    pairs = [(0, 1), (2, 3), (1, 4), (3, 0)]
-    trades = [
-        Trade(id=f"t{n}", seats=pairs[n % 4], gave=(("OJ5",), ("PJ5",)), at=T0 + n,
-              invalid=(n == 3, False), pending=(n == 3, False),
-              return_until=T0 + 60_000 if n == 3 else None,
-              status=RETURNABLE if n == 3 else "done")
-        for n in range(1, 161)]
-    state.trades, state.settled, state.seat_trades = trades, 0, None
-    before = GAME.views(state, [*range(5), None])
-
-    remmi_demmi._drop_settled_history(state)
-
-    assert GAME.views(state, [*range(5), None]) == before
-    latest = {t.id for seat in range(5)
-              for t in [t for t in trades if seat in t.seats][-RECENT_TRADES:]}
-    assert [t.id for t in state.trades] == [t.id for t in trades if t.id in latest | {"t3"}]
-    assert len(state.trades) < len(trades)
-
-
 @pytest.mark.parametrize(("players", "hands", "frantic"), [
     (6, None, False), (6, None, True), (5, FIVE, False)], ids=["six", "frantic", "claims"])
-def test_views_for_sending_are_the_views_after_every_change(
+def test_a_restored_state_shows_every_seat_the_same_view(
         players: int, hands: list[list[str]] | None, frantic: bool) -> None:
-    # Each seat's own part goes out as JSON made again only when what it
-    # shows may have changed (marks set by every transition, and a memo shared
-    # along the states of a game): after every change of several rounds of
-    # random legal actions (bad offers, returns, return windows that run
-    # out, claims, peeks and reveals included), every seat's sent view is its
-    # view, and so is one made from a state restored from its snapshot.
+    # After every change of several rounds of random legal actions (bad
+    # offers, returns, return windows that run out, claims, peeks and
+    # reveals included), a state restored from its snapshot shows every
+    # seat the view the state itself shows.
     rng = random.Random(3)
     state = new_game(players, hands, timer_s=600, return_window_s=5, frantic=frantic)
     seats: list[int | None] = [*range(players), None]
@@ -1128,12 +1037,10 @@ def test_views_for_sending_are_the_views_after_every_change(
             kinds[action["kind"]] += 1
         if state.phase == "game_over":
             break
-        views = GAME.views(state, seats)
-        for candidate in ([state, GAME.restore(json.loads(json.dumps(GAME.snapshot(state))))]
-                          if step % 100 == 0 else [state]):
-            shared, own = GAME.view_parts(candidate, seats)
+        if step % 25 == 0:
+            restored = GAME.restore(json.loads(json.dumps(GAME.snapshot(state))))
             for seat in seats:
-                assert {**shared, **plain(own[seat])} == views[seat]
+                assert GAME.view(restored, seat) == GAME.view(state, seat)
     assert kinds["offer"] > 500 and kinds["return"] > 10 and kinds["keep"] > 10
     assert kinds["next_deal"] > 1
     if hands is not None:

@@ -7,7 +7,7 @@ import time
 
 from engine.bots.basic_rummy import choose
 from engine.games import find_game
-from engine.room import Act, AddBot, Join, RoomActor, RoomCore, Snapshot, Start
+from engine.room import Act, AddBot, Change, Join, RoomActor, RoomCore, Snapshot, Start
 from tests.engine import room_harness
 
 GAME = find_game("basic_rummy")
@@ -24,7 +24,7 @@ async def test_overlapping_calls_are_applied_and_committed_one_at_a_time() -> No
     most = 0
     versions: list[int] = []
 
-    async def commit(core: RoomCore) -> bool:
+    async def commit(core: RoomCore, changes: list[Change]) -> bool:
         nonlocal inside, most
         inside += 1
         most = max(most, inside)
