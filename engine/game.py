@@ -137,10 +137,6 @@ class Game(Protocol):
         """The final result once the game is over, else None."""
         ...
 
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        """What this game's bot plays from ``view`` (its own seat's view), or None to wait."""
-        ...
-
     def snapshot(self, state: Any) -> dict[str, Any]:
         """The state as JSON-ready data (to save a running game)."""
         ...

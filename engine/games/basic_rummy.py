@@ -38,7 +38,6 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.errors import BadOptions
-from engine.game import Action, View
 from engine.games.rummy import (
     DEAL_OVER,
     DEFAULT_DEAL_PAUSE_MS,
@@ -140,9 +139,3 @@ class BasicRummy(RummyGame):
             points *= 2
         changes[winner] = points
         return changes, {"points": points, "rummy": rummy}
-
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        from engine.bots.basic_rummy import choose
-
-        action: Action | None = choose(view)
-        return action

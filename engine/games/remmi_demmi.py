@@ -773,11 +773,6 @@ class RemmiDemmi:
             details={"rounds": [dict(r) for r in state.results]},
         )
 
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        from engine.bots.remmi_demmi import choose
-
-        return choose(view, seed)
-
     # -- persistence --
 
     def snapshot(self, state: RemmiDemmiState) -> dict[str, Any]:

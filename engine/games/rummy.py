@@ -221,7 +221,7 @@ class RummyGame:
     Subclasses set ``name``, ``title``, ``min_players``, ``max_players``,
     ``rules`` and ``option_keys`` (their own options besides ``deal_pause_ms``
     and ``scenario``), and implement :meth:`default_options`,
-    :meth:`match_options`, :meth:`score_deal` and :meth:`bot_action`.
+    :meth:`match_options` and :meth:`score_deal`.
     """
 
     name: ClassVar[str]
@@ -379,9 +379,6 @@ class RummyGame:
     def outcome_details(self, state: RummyState) -> dict[str, Any]:
         """The game's own fields of the final outcome's ``details``."""
         return {}
-
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        raise NotImplementedError
 
     # -- options and setup --------------------------------------------------------------
 

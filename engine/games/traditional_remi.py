@@ -49,7 +49,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from engine.game import Action, View
+from engine.game import View
 from engine.games.rummy import (
     DEFAULT_DEAL_PAUSE_MS,
     GAME_OVER,
@@ -171,9 +171,3 @@ class TraditionalRemi(RummyGame):
 
     def outcome_details(self, state: RummyState) -> dict[str, Any]:
         return {"pot": self.pot(state), "payouts": self.payouts(state)}
-
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        from engine.bots.traditional_remi import choose
-
-        action: Action | None = choose(view)
-        return action
