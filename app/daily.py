@@ -48,11 +48,11 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Response
+from fastapi import APIRouter, FastAPI, Query, Request, Response
 from fastapi.responses import RedirectResponse
 from sqlalchemy.exc import IntegrityError
 
-from app.api import ApiError, CurrentPlayer, Registry, authenticate, get_settings, get_store
+from app.deps import ApiError, CurrentPlayer, OptionalPlayer, Registry, SettingsDep, StoreDep
 from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.store import DailyEntryRecord, PlayerRecord, Store
@@ -227,22 +227,7 @@ def finish_listener(store: Store) -> Callable[[RoomCore, Outcome], Awaitable[Non
 
 # --- HTTP ---------------------------------------------------------------------------
 
-StoreDep = Annotated[Store, Depends(get_store)]
-SettingsDep = Annotated[Settings, Depends(get_settings)]
 DayQuery = Annotated[dt.date | None, Query(alias="date", description="YYYY-MM-DD (UTC)")]
-
-
-async def optional_player(
-    store: StoreDep, authorization: Annotated[str | None, Header()] = None
-) -> PlayerRecord | None:
-    """The Bearer token's player, or None (no token, or one nobody holds)."""
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return await authenticate(store, token.strip())
-
-
-OptionalPlayer = Annotated[PlayerRecord | None, Depends(optional_player)]
 
 
 def _game(name: str) -> Game:
