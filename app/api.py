@@ -52,6 +52,7 @@ async def list_games() -> list[dict[str, Any]]:
             "title": game.title,
             "min_players": game.min_players,
             "max_players": game.max_players,
+            "default_seats": game.default_seats,
             "options": {**common_defaults(game), **game.default_options()},
         }
         for game in all_games()
@@ -66,8 +67,7 @@ async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
         raise ApiError(422, "unknown_game", f"there is no game {body.game!r}")
     if "scenario" in body.options and not settings.scenarios:
         raise ApiError(403, "scenarios_disabled", "scenario rooms are disabled on this server")
-    seats = body.seats if body.seats is not None else max(game.min_players,
-                                                          min(4, game.max_players))
+    seats = body.seats if body.seats is not None else game.default_seats
     try:
         options = validate_room_options(game, body.options, seats)
     except BadOptions as err:

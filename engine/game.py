@@ -76,6 +76,16 @@ class Game(Protocol):
     # Turn-based games get the room's turn clock (``turn_clock_s``); real-time
     # games set their own deadlines through ``next_deadline``.
     turn_based: ClassVar[bool]
+    # The seats of a new table when whoever opens it names no count.
+    default_seats: ClassVar[int]
+    # Options (over the defaults) for a short game, one a coffee break fits;
+    # the daily deal plays these.
+    short_options: ClassVar[Mapping[str, Any]]
+
+    @property
+    def lowest_wins(self) -> bool:
+        """True where the lowest final score wins (penalty points), else the highest."""
+        ...
 
     def default_options(self) -> dict[str, Any]:
         """The game's own options with their defaults (shown in the catalog)."""

@@ -34,6 +34,7 @@ Decisions beyond the written rules:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -104,7 +105,9 @@ class BasicRummy(RummyGame):
     title: ClassVar[str] = "Basic Rummy"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
+    default_seats: ClassVar[int] = 4
     turn_based: ClassVar[bool] = True
+    short_options: ClassVar[Mapping[str, Any]] = MappingProxyType({"deals": 3})
     rules: ClassVar[RummyRules] = RULES
     option_keys: ClassVar[frozenset[str]] = frozenset({"deals", "target"})
     view_option_keys: ClassVar[tuple[str, ...]] = ("deals", "target")

@@ -57,9 +57,11 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from itertools import combinations, islice
 from operator import is_
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import orjson
@@ -485,7 +487,13 @@ class RemmiDemmi:
     title: ClassVar[str] = "Remmi Demmi"
     min_players: ClassVar[int] = 4
     max_players: ClassVar[int] = 9
+    default_seats: ClassVar[int] = 4
     turn_based: ClassVar[bool] = False
+    # RD-17: the most points win.
+    lowest_wins: ClassVar[bool] = False
+    # Three lightning rounds.
+    short_options: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {"rounds": 3, "speed": "lightning"})
 
     # -- options and setup --
 

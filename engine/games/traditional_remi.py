@@ -129,6 +129,7 @@ class TraditionalRemi(RummyGame):
     title: ClassVar[str] = "Traditional Remi"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
+    default_seats: ClassVar[int] = 4
     turn_based: ClassVar[bool] = True
     rules: ClassVar[RummyRules] = RULES
     option_keys: ClassVar[frozenset[str]] = frozenset({"deals", "stake"})
