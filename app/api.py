@@ -7,57 +7,18 @@ FastAPI's usual 422.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, field_validator
 
-from app.rooms import RoomRegistry
-from app.settings import Settings
-from app.store import PlayerRecord, Store
+from app.daily import replay_is_private
+from app.deps import ApiError, CurrentPlayer, Registry, SettingsDep, StoreDep
 from engine.errors import BadOptions
 from engine.games import all_games, find_game
 from engine.options import common_defaults, validate_room_options
 
 router = APIRouter()
-
-
-class ApiError(HTTPException):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(status, detail={"code": code, "message": message})
-
-
-def get_settings(request: Request) -> Settings:
-    return request.app.state.settings
-
-
-def get_store(request: Request) -> Store:
-    return request.app.state.store
-
-
-def get_registry(request: Request) -> RoomRegistry:
-    return request.app.state.registry
-
-
-async def authenticate(store: Store, token: str | None) -> PlayerRecord | None:
-    if not token:
-        return None
-    return await store.player_by_token(token)
-
-
-async def require_player(
-    store: Annotated[Store, Depends(get_store)],
-    authorization: Annotated[str | None, Header()] = None,
-) -> PlayerRecord:
-    scheme, _, token = (authorization or "").partition(" ")
-    player = await authenticate(store, token.strip()) if scheme.lower() == "bearer" else None
-    if player is None:
-        raise ApiError(401, "unauthorized", "send Authorization: Bearer <guest token>")
-    return player
-
-
-CurrentPlayer = Annotated[PlayerRecord, Depends(require_player)]
-Registry = Annotated[RoomRegistry, Depends(get_registry)]
 
 
 class GuestIn(BaseModel):
@@ -78,8 +39,7 @@ class RoomIn(BaseModel):
 
 
 @router.post("/api/guests", status_code=201)
-async def create_guest(body: GuestIn, store: Annotated[Store, Depends(get_store)]
-                       ) -> dict[str, Any]:
+async def create_guest(body: GuestIn, store: StoreDep) -> dict[str, Any]:
     player = await store.create_player(body.name)
     return {"player_id": player.id, "name": player.name, "token": player.token}
 
@@ -92,6 +52,7 @@ async def list_games() -> list[dict[str, Any]]:
             "title": game.title,
             "min_players": game.min_players,
             "max_players": game.max_players,
+            "default_seats": game.default_seats,
             "options": {**common_defaults(game), **game.default_options()},
         }
         for game in all_games()
@@ -100,14 +61,13 @@ async def list_games() -> list[dict[str, Any]]:
 
 @router.post("/api/rooms", status_code=201)
 async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
-                      settings: Annotated[Settings, Depends(get_settings)]) -> dict[str, Any]:
+                      settings: SettingsDep) -> dict[str, Any]:
     game = find_game(body.game)
     if game is None:
         raise ApiError(422, "unknown_game", f"there is no game {body.game!r}")
     if "scenario" in body.options and not settings.scenarios:
         raise ApiError(403, "scenarios_disabled", "scenario rooms are disabled on this server")
-    seats = body.seats if body.seats is not None else max(game.min_players,
-                                                          min(4, game.max_players))
+    seats = body.seats if body.seats is not None else game.default_seats
     try:
         options = validate_room_options(game, body.options, seats)
     except BadOptions as err:
@@ -130,11 +90,7 @@ async def get_room(room_id: str, registry: Registry) -> dict[str, Any]:
 
 
 @router.get("/api/rooms/{room_id}/replay")
-async def get_replay(room_id: str, request: Request, store: Annotated[Store, Depends(get_store)]
-                     ) -> dict[str, Any]:
-    # app.daily builds on this module, so it is imported here.
-    from app.daily import replay_is_private
-
+async def get_replay(room_id: str, request: Request, store: StoreDep) -> dict[str, Any]:
     if await replay_is_private(request.app, store, room_id):
         raise ApiError(403, "daily_private",
                        "a daily deal's replay is private until its UTC day is over")

@@ -28,19 +28,45 @@ import dataclasses
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import orjson
 from redis.asyncio import Redis
 
 from app.broker import Broker, Subscription
 from app.snapshots import RedisKeys, RedisSnapshots, text_of
-from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
-
-if TYPE_CHECKING:
-    from app.rooms import RoomRegistry
+from engine.room import (
+    Act,
+    AddBot,
+    Command,
+    Join,
+    Leave,
+    RoomActor,
+    RoomError,
+    Snapshot,
+    Start,
+)
 
 log = logging.getLogger("kartu.cluster")
+
+
+class LocalRooms(Protocol):
+    """What the cluster asks of this process's rooms (:class:`app.rooms.RoomRegistry`,
+    which builds on the cluster and so is not imported here)."""
+
+    @property
+    def rooms(self) -> Mapping[str, RoomActor]:
+        """The rooms this process runs, by id."""
+        ...
+
+    async def take_over(self, room_id: str) -> bool:
+        """Claims a room whose owner is gone and runs it here; False if not."""
+        ...
+
+    async def drop_local(self, room_id: str) -> None:
+        """Stops running a room here: its lease was lost."""
+        ...
 
 COMMANDS: dict[str, type[Any]] = {
     cls.__name__: cls for cls in (Join, Leave, AddBot, Start, Act, Snapshot)
@@ -92,7 +118,7 @@ class Cluster:
         self.keys = RedisKeys(prefix)
         self.broker = broker
         self.snapshots = RedisSnapshots(self.redis, self.keys, self.process_id)
-        self.registry: RoomRegistry | None = None
+        self.registry: LocalRooms | None = None
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
         self._waiting: dict[str, asyncio.Future[Any]] = {}
@@ -102,7 +128,7 @@ class Cluster:
 
     # --- life ----------------------------------------------------------------
 
-    async def start(self, registry: RoomRegistry) -> None:
+    async def start(self, registry: LocalRooms) -> None:
         self.registry = registry
         await self.heartbeat()
         self._subscriptions = [

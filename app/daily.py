@@ -29,7 +29,7 @@ Terms:
   (a dropped connection costs nothing, and a running game is never dealt
   again).
 - *rank key*: the score as the board sorts it, lower first: the score where
-  the lowest wins (:data:`LOWER_IS_BETTER`), minus the score elsewhere. Equal
+  the lowest wins (the game's ``lowest_wins``), minus the score elsewhere. Equal
   keys share a rank (1, 2, 2, 4); the earlier finish is listed first.
 
 Privacy: daily rooms are private (no spectators, not in the lobby), their
@@ -48,11 +48,11 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Response
+from fastapi import APIRouter, FastAPI, Query, Request, Response
 from fastapi.responses import RedirectResponse
 from sqlalchemy.exc import IntegrityError
 
-from app.api import ApiError, CurrentPlayer, Registry, authenticate, get_settings, get_store
+from app.deps import ApiError, CurrentPlayer, OptionalPlayer, Registry, SettingsDep, StoreDep
 from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.store import DailyEntryRecord, PlayerRecord, Store
@@ -67,19 +67,7 @@ log = logging.getLogger("kartu.daily")
 
 router = APIRouter()
 
-# Seats and game options of each game's daily deal. A game missing here plays
-# its catalog defaults at DEFAULT_SEATS (or the nearest count it allows).
-DAILY_GAMES: dict[str, tuple[int, dict[str, Any]]] = {
-    "basic_rummy": (4, {"deals": 3}),
-    "indonesian_remi": (4, {}),
-    "traditional_remi": (4, {}),
-    # Three lightning rounds: a daily game that fits a coffee break.
-    "remmi_demmi": (4, {"rounds": 3, "speed": "lightning"}),
-}
-DEFAULT_SEATS = 4
 DAILY_BOT_DELAY_MS = 600
-# Games whose lowest final score wins (penalty points); elsewhere the highest wins.
-LOWER_IS_BETTER = frozenset({"traditional_remi"})
 SECRET_NAME = "daily"
 LEADERBOARD_DEFAULT = 50
 LEADERBOARD_MAX = 500
@@ -92,13 +80,14 @@ def daily_setup(game: Game, overrides: dict[str, dict[str, Any]] | None = None
                 ) -> tuple[int, dict[str, Any]]:
     """The daily room's seat count and options (validated, without the seed).
 
-    A solo game: bots fill the other seats, there is no turn clock, and the
-    player sits in seat 0. ``overrides`` (``KARTU_DAILY_OPTIONS``) is laid over
-    the game's line of :data:`DAILY_GAMES`.
+    A solo game at the game's default table (``default_seats``), a short one
+    (``short_options``): bots fill the other seats, there is no turn clock,
+    and the player sits in seat 0. ``overrides`` (``KARTU_DAILY_OPTIONS``,
+    by game name) is laid over that.
     """
-    default_seats = max(game.min_players, min(DEFAULT_SEATS, game.max_players))
-    seats, own = DAILY_GAMES.get(game.name, (default_seats, {}))
-    options: dict[str, Any] = {"bot_delay_ms": DAILY_BOT_DELAY_MS, "fill_bots": True, **own}
+    seats = game.default_seats
+    options: dict[str, Any] = {"bot_delay_ms": DAILY_BOT_DELAY_MS, "fill_bots": True,
+                               **game.short_options}
     if game.turn_based:
         options["turn_clock_s"] = 0
     options.update((overrides or {}).get(game.name, {}))
@@ -119,9 +108,14 @@ def seed_hash(game: str, day: dt.date, seed: int) -> str:
     return hashlib.sha256(f"kartu-daily:{game}:{day.isoformat()}:{seed}".encode()).hexdigest()
 
 
-def rank_key(game: str, score: int) -> int:
+def rank_key(game: Game, score: int) -> int:
     """The score as the leaderboard sorts it: lower is better."""
-    return score if game in LOWER_IS_BETTER else -score
+    return score if game.lowest_wins else -score
+
+
+def ranking(game: Game) -> str:
+    """Which end of the leaderboard wins: ``lowest`` or ``highest``."""
+    return "lowest" if game.lowest_wins else "highest"
 
 
 # --- the day --------------------------------------------------------------------
@@ -216,7 +210,7 @@ def finish_listener(store: Store) -> Callable[[RoomCore, Outcome], Awaitable[Non
         if seat is None:
             return
         score = int(outcome.scores[seat])
-        await store.finish_daily_entry(room.room_id, score, rank_key(entry.game, score),
+        await store.finish_daily_entry(room.room_id, score, rank_key(room.game, score),
                                        dt.datetime.now(dt.UTC))
         log.info("daily_finished", extra={"fields": {
             "room": room.room_id, "game": entry.game, "date": entry.date.isoformat(),
@@ -227,22 +221,7 @@ def finish_listener(store: Store) -> Callable[[RoomCore, Outcome], Awaitable[Non
 
 # --- HTTP ---------------------------------------------------------------------------
 
-StoreDep = Annotated[Store, Depends(get_store)]
-SettingsDep = Annotated[Settings, Depends(get_settings)]
 DayQuery = Annotated[dt.date | None, Query(alias="date", description="YYYY-MM-DD (UTC)")]
-
-
-async def optional_player(
-    store: StoreDep, authorization: Annotated[str | None, Header()] = None
-) -> PlayerRecord | None:
-    """The Bearer token's player, or None (no token, or one nobody holds)."""
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return await authenticate(store, token.strip())
-
-
-OptionalPlayer = Annotated[PlayerRecord | None, Depends(optional_player)]
 
 
 def _game(name: str) -> Game:
@@ -371,7 +350,7 @@ async def daily_info(game: str, request: Request, registry: Registry, store: Sto
                    "score": entry.score, "rank": await _rank(store, entry)}
     return {
         "game": game, **_seed_facts(game, day, now, secret), "options": options,
-        "seats": seats, "ranking": "lowest" if game in LOWER_IS_BETTER else "highest",
+        "seats": seats, "ranking": ranking(rules),
         "you": you, "yesterday": _seed_facts(game, day - dt.timedelta(days=1), now, secret),
     }
 
@@ -389,7 +368,7 @@ async def leaderboard(
     limit: Annotated[int, Query(ge=1, le=LEADERBOARD_MAX)] = LEADERBOARD_DEFAULT,
 ) -> dict[str, Any]:
     """The day's ranking of ``game`` (default today), best first, and the caller's place."""
-    _game(game)
+    rules = _game(game)
     day = day or today(request.app)
     # Counted before the lines are read: a game finishing in between then
     # shows in the lines without being missing from a total that counts it.
@@ -404,7 +383,7 @@ async def leaderboard(
                    "rank": await _rank(store, entry)}
     return {
         "game": game, "date": day.isoformat(),
-        "ranking": "lowest" if game in LOWER_IS_BETTER else "highest",
+        "ranking": ranking(rules),
         "entries": [{"rank": line.rank, "player_id": line.player_id, "name": line.name,
                      "score": line.score} for line in lines],
         "total": total,
@@ -426,7 +405,10 @@ async def player_stats(player_id: str, store: StoreDep,
     out = []
     for name in games:
         line = stats.get(name)
-        best = None if line is None else (line.low if name in LOWER_IS_BETTER else line.high)
+        rules = find_game(name)
+        # The stats may name a game this server no longer serves: its best is its highest.
+        lowest_wins = rules is not None and rules.lowest_wins
+        best = None if line is None else (line.low if lowest_wins else line.high)
         average = None if line is None or line.average is None else round(line.average, 2)
         out.append({"game": name, "played": 0 if line is None else line.played,
                     "best": best, "average": average})

@@ -25,10 +25,11 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from app import collector, daily, logs
-from app.api import authenticate, router
+from app.api import router
 from app.broker import make_broker
 from app.cluster import Cluster
 from app.db import sqlite_file
+from app.deps import authenticate
 from app.gateway import serve_socket
 from app.loopwatch import LoopWatch
 from app.rooms import RoomRegistry

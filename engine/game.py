@@ -16,6 +16,7 @@ leaves everything as it was.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -54,6 +55,16 @@ class Game(Protocol):
     # Turn-based games get the room's turn clock (``turn_clock_s``); real-time
     # games set their own deadlines through ``next_deadline``.
     turn_based: ClassVar[bool]
+    # The seats of a new table when whoever opens it names no count.
+    default_seats: ClassVar[int]
+    # Options (over the defaults) for a short game, one a coffee break fits;
+    # the daily deal plays these.
+    short_options: ClassVar[Mapping[str, Any]]
+
+    @property
+    def lowest_wins(self) -> bool:
+        """True where the lowest final score wins (penalty points), else the highest."""
+        ...
 
     def default_options(self) -> dict[str, Any]:
         """The game's own options with their defaults (shown in the catalog)."""
@@ -99,10 +110,6 @@ class Game(Protocol):
 
     def outcome(self, state: Any) -> Outcome | None:
         """The final result once the game is over, else None."""
-        ...
-
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        """What this game's bot plays from ``view`` (its own seat's view), or None to wait."""
         ...
 
     def snapshot(self, state: Any) -> dict[str, Any]:

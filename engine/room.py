@@ -37,6 +37,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.bots import Bot, find_bot
 from engine.errors import GameError
 from engine.game import Action, Event, Game, Outcome, View
 
@@ -200,8 +201,11 @@ class RoomCore:
     _facts: _RoomFacts | None = field(default=None, init=False, repr=False)
     # Changes made and not yet taken by the runner (take_changes).
     outbox: list[Change] = field(default_factory=list, init=False, repr=False)
+    # Who plays the bot seats (and absent players' turns), looked up once.
+    _bot: Bot = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        self._bot = find_bot(self.game.name)
         if not self.seats:
             self.seats = [Seat(i) for i in range(self.seat_count)]
         self.last_activity = self.created_at
@@ -503,7 +507,7 @@ class RoomCore:
                 continue
             view = self.game.view(self.state, seat_index)
             view["server_time"] = now  # bots pace themselves by the room's clock
-            action = self.game.bot_action(view, self.seed + len(self.action_log))
+            action = self._bot(view, self.seed + len(self.action_log))
             if action is None:
                 continue
             self._last_bot = seat_index

@@ -34,11 +34,11 @@ Decisions beyond the written rules:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.errors import BadOptions
-from engine.game import Action, View
 from engine.games.rummy import (
     DEAL_OVER,
     DEFAULT_DEAL_PAUSE_MS,
@@ -105,7 +105,9 @@ class BasicRummy(RummyGame):
     title: ClassVar[str] = "Basic Rummy"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
+    default_seats: ClassVar[int] = 4
     turn_based: ClassVar[bool] = True
+    short_options: ClassVar[Mapping[str, Any]] = MappingProxyType({"deals": 3})
     rules: ClassVar[RummyRules] = RULES
     option_keys: ClassVar[frozenset[str]] = frozenset({"deals", "target"})
     view_option_keys: ClassVar[tuple[str, ...]] = ("deals", "target")
@@ -140,9 +142,3 @@ class BasicRummy(RummyGame):
             points *= 2
         changes[winner] = points
         return changes, {"points": points, "rummy": rummy}
-
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        from engine.bots.basic_rummy import choose
-
-        action: Action | None = choose(view)
-        return action

@@ -466,9 +466,3 @@ class IndonesianRemi(RummyGame):
             state.phase == PLAYING and seat is not None and seat == state.turn
             and state.step == PLAY and can_close(state.hands[seat], has_sequence(state, seat))
         )
-
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        from engine.bots.indonesian_remi import choose
-
-        action: Action | None = choose(view)
-        return action

@@ -57,8 +57,10 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from itertools import combinations
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
@@ -474,7 +476,13 @@ class RemmiDemmi:
     title: ClassVar[str] = "Remmi Demmi"
     min_players: ClassVar[int] = 4
     max_players: ClassVar[int] = 9
+    default_seats: ClassVar[int] = 4
     turn_based: ClassVar[bool] = False
+    # RD-17: the most points win.
+    lowest_wins: ClassVar[bool] = False
+    # Three lightning rounds.
+    short_options: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {"rounds": 3, "speed": "lightning"})
 
     # -- options and setup --
 
@@ -736,11 +744,6 @@ class RemmiDemmi:
             winners=list(state.winners),
             details={"rounds": [dict(r) for r in state.results]},
         )
-
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        from engine.bots.remmi_demmi import choose
-
-        return choose(view, seed)
 
     # -- persistence --
 

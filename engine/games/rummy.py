@@ -207,21 +207,28 @@ class RummyGame:
     """The turn skeleton of the rummy family. A game subclasses it with its ``rules``.
 
     Subclasses set ``name``, ``title``, ``min_players``, ``max_players``,
-    ``rules`` and ``option_keys`` (their own options besides ``deal_pause_ms``
-    and ``scenario``), and implement :meth:`default_options`,
-    :meth:`match_options`, :meth:`score_deal` and :meth:`bot_action`.
+    ``default_seats``, ``rules`` and ``option_keys`` (their own options
+    besides ``deal_pause_ms`` and ``scenario``), may set ``short_options``
+    (none: a game at its defaults is short already), and implement
+    :meth:`default_options`, :meth:`match_options` and :meth:`score_deal`.
     """
 
     name: ClassVar[str]
     title: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
+    default_seats: ClassVar[int]
     turn_based: ClassVar[bool] = True
+    short_options: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     rules: ClassVar[RummyRules]
     option_keys: ClassVar[frozenset[str]] = frozenset()
     # Options echoed in the view (``options``), in this order.
     view_option_keys: ClassVar[tuple[str, ...]] = ()
     action_kinds: ClassVar[tuple[str, ...]] = _BASE_ACTION_KINDS
+
+    @property
+    def lowest_wins(self) -> bool:
+        return self.rules.lowest_wins
 
     # -- hooks --------------------------------------------------------------------------
 
@@ -367,9 +374,6 @@ class RummyGame:
     def outcome_details(self, state: RummyState) -> dict[str, Any]:
         """The game's own fields of the final outcome's ``details``."""
         return {}
-
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        raise NotImplementedError
 
     # -- options and setup --------------------------------------------------------------
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from engine.game import Action, View
+from engine.game import View
 from engine.games.rummy import (
     DEFAULT_DEAL_PAUSE_MS,
     GAME_OVER,
@@ -129,6 +129,7 @@ class TraditionalRemi(RummyGame):
     title: ClassVar[str] = "Traditional Remi"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
+    default_seats: ClassVar[int] = 4
     turn_based: ClassVar[bool] = True
     rules: ClassVar[RummyRules] = RULES
     option_keys: ClassVar[frozenset[str]] = frozenset({"deals", "stake"})
@@ -171,9 +172,3 @@ class TraditionalRemi(RummyGame):
 
     def outcome_details(self, state: RummyState) -> dict[str, Any]:
         return {"pot": self.pot(state), "payouts": self.payouts(state)}
-
-    def bot_action(self, view: View, seed: int) -> Action | None:
-        from engine.bots.traditional_remi import choose
-
-        action: Action | None = choose(view)
-        return action

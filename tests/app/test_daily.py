@@ -23,7 +23,6 @@ from sqlalchemy import exc as sa_exc
 
 from app.daily import (
     DAILY_BOT_DELAY_MS,
-    LOWER_IS_BETTER,
     daily_setup,
     day_is_over,
     day_seed,
@@ -34,6 +33,7 @@ from app.main import create_app
 from app.settings import Settings
 from app.store import RoomRecord, Store
 from engine.bots.basic_rummy import choose
+from engine.game import Game
 from engine.games import all_games, find_game
 from engine.replay import replay
 from engine.rng import Rng, derive_seed
@@ -53,6 +53,12 @@ GAME_EVENTS = {"deal_started", "drew", "stock_turned", "melded", "laid_off", "di
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def rules(name: str) -> Game:
+    game = find_game(name)
+    assert game is not None
+    return game
 
 
 def sha(game: str, day: str, seed: int) -> str:
@@ -154,9 +160,11 @@ def test_every_game_has_a_solo_daily_setup() -> None:
 
 
 def test_rank_keys_sort_best_first() -> None:
-    assert "traditional_remi" in LOWER_IS_BETTER
-    assert rank_key("basic_rummy", 120) < rank_key("basic_rummy", 30)
-    assert rank_key("traditional_remi", 30) < rank_key("traditional_remi", 120)
+    rummy, remi = find_game("basic_rummy"), find_game("traditional_remi")
+    assert rummy is not None and remi is not None
+    assert remi.lowest_wins and not rummy.lowest_wins
+    assert rank_key(rummy, 120) < rank_key(rummy, 30)
+    assert rank_key(remi, 30) < rank_key(remi, 120)
 
 
 # --- the store's ranking -----------------------------------------------------------
@@ -187,7 +195,7 @@ async def add_entry(store: Store, game: str, name: str, score: int | None, *,
                                      owner_id=player_id, status="playing", seed=1))
     await store.create_daily_entry(game, day, player_id, room_id, ranked=ranked)
     if score is not None:
-        assert await store.finish_daily_entry(room_id, score, rank_key(game, score),
+        assert await store.finish_daily_entry(room_id, score, rank_key(rules(game), score),
                                               T0 + dt.timedelta(minutes=minute))
     return player_id, room_id
 
@@ -200,7 +208,7 @@ async def test_competition_ranks_and_earlier_finish_first(store: Store) -> None:
     assert [(b.rank, b.name, b.score) for b in board] == [
         (1, "eve", 80), (1, "bob", 80), (3, "cat", 50), (3, "ann", 50), (5, "dan", 20)]
     assert await store.board_size("basic_rummy", DAY) == 5
-    assert await store.daily_rank("basic_rummy", DAY, rank_key("basic_rummy", 50)) == 3
+    assert await store.daily_rank("basic_rummy", DAY, rank_key(rules("basic_rummy"), 50)) == 3
     assert board[0].player_id == ids["eve"]
     assert [b.name for b in await store.leaderboard("basic_rummy", DAY, 2)] == ["eve", "bob"]
 

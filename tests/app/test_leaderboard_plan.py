@@ -25,12 +25,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.daily import rank_key
 from app.store import Store, better_count_select, board_size_select, leaderboard_select
+from engine.games.basic_rummy import BasicRummy
 from tests.services import fresh_postgres_database
 
 # Seeding 400k rows takes a while on a busy machine.
 pytestmark = [pytest.mark.postgres, pytest.mark.timeout(600)]
 
-GAME = "basic_rummy"
+RULES = BasicRummy()
+GAME = RULES.name
 DAY = dt.date(2024, 5, 1)
 DAY_ENTRIES = 100_000
 NOISE = 300_000
@@ -148,8 +150,8 @@ async def test_a_day_of_100k_games_answers_from_the_index() -> None:
             print(f"\nseeded {DAY_ENTRIES + NOISE} entries in "
                   f"{time.perf_counter() - started:.1f}s")
 
-            middle = rank_key(GAME, 150)
-            bottom = rank_key(GAME, 0)
+            middle = rank_key(RULES, 150)
+            bottom = rank_key(RULES, 0)
             async with store.engine.connect() as conn:
                 for name, stmt, only in (
                     ("top_50", leaderboard_select(GAME, DAY, 50), False),

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from engine.bots import find_bot
 from engine.bots.remmi_demmi import choose
 from engine.games.remmi_demmi import RemmiDemmi, RemmiDemmiState, deck_for, find_remmi, is_demmi
 from engine.replay import replay
@@ -178,6 +179,6 @@ def test_the_bot_is_deterministic_and_never_offers_locked_cards() -> None:
     assert view["locked"] == ["GL1", "GL2"]
     for seed in range(20):
         action = choose(view, seed)
-        assert action == choose(view, seed) == GAME.bot_action(view, seed)
+        assert action == choose(view, seed) == find_bot(GAME.name)(view, seed)
         assert action is not None and action["kind"] == "offer"
         assert not set(action["cards"]) & {"GL1", "GL2"}

@@ -11,6 +11,7 @@ from functools import partial
 
 import pytest
 
+from engine.bots import find_bot
 from engine.bots.traditional_remi import choose
 from engine.games.rummy import RummyState
 from engine.games.traditional_remi import TraditionalRemi
@@ -214,6 +215,6 @@ def test_bot_beats_the_random_legal_player_by_a_wide_margin() -> None:
     assert penalties["random"] > 10 * penalties["bot"]
 
 
-def test_the_room_plays_the_bot_through_the_game() -> None:
+def test_the_registry_finds_this_bot_for_the_game() -> None:
     position = view(HOLDING)
-    assert GAME.bot_action(position, 0) == choose(position)
+    assert find_bot(GAME.name)(position, 0) == choose(position)

@@ -1,0 +1,77 @@
+"""What HTTP routes ask FastAPI for: the app's services, the caller, and the error shape.
+
+Every router (:mod:`app.api`, :mod:`app.daily`) takes these from here, so no
+router imports another for them.
+
+Terms:
+
+- *dependency*: an ``Annotated[T, Depends(...)]`` alias a route names as a
+  parameter type; FastAPI fills it in per request.
+- *guest token*: the secret a guest gets from ``POST /api/guests`` and sends
+  back as ``Authorization: Bearer <token>``; it names the *current player*.
+- :class:`ApiError`: a refusal a client should act on, sent as
+  ``{"code", "message"}`` with an HTTP status saying how bad.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, HTTPException, Request
+
+from app.rooms import RoomRegistry
+from app.settings import Settings
+from app.store import PlayerRecord, Store
+
+
+class ApiError(HTTPException):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(status, detail={"code": code, "message": message})
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_store(request: Request) -> Store:
+    return request.app.state.store
+
+
+def get_registry(request: Request) -> RoomRegistry:
+    return request.app.state.registry
+
+
+StoreDep = Annotated[Store, Depends(get_store)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+Registry = Annotated[RoomRegistry, Depends(get_registry)]
+
+
+async def authenticate(store: Store, token: str | None) -> PlayerRecord | None:
+    """The player holding guest token ``token``, or None."""
+    if not token:
+        return None
+    return await store.player_by_token(token)
+
+
+async def optional_player(
+    store: StoreDep, authorization: Annotated[str | None, Header()] = None
+) -> PlayerRecord | None:
+    """The Bearer token's player, or None (no token, or one nobody holds)."""
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return await authenticate(store, token.strip())
+
+
+async def require_player(
+    store: StoreDep, authorization: Annotated[str | None, Header()] = None
+) -> PlayerRecord:
+    """The Bearer token's player; 401 without one."""
+    player = await optional_player(store, authorization)
+    if player is None:
+        raise ApiError(401, "unauthorized", "send Authorization: Bearer <guest token>")
+    return player
+
+
+CurrentPlayer = Annotated[PlayerRecord, Depends(require_player)]
+OptionalPlayer = Annotated[PlayerRecord | None, Depends(optional_player)]
