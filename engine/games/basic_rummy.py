@@ -1,4 +1,4 @@
-"""Basic Rummy (rules BR-1..BR-18 in ``shared/rules/basic-rummy.md``).
+"""Basic Rummy (rules BR-1..BR-18 in ``docs/rules/basic-rummy.md``).
 
 The turn skeleton, the words it uses (deal, stock, pile, meld, lay off,
 going out...) and the state live in :mod:`engine.games.rummy`; this module is

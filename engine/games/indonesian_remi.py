@@ -1,4 +1,4 @@
-"""Indonesian Remi (rules IR-1..IR-21 in ``shared/rules/indonesian-remi.md``).
+"""Indonesian Remi (rules IR-1..IR-21 in ``docs/rules/indonesian-remi.md``).
 
 The turn skeleton, the words it uses (deal, stock, pile, meld...) and the
 state live in :mod:`engine.games.rummy`; this module is Indonesian Remi's

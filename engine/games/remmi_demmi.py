@@ -1,4 +1,4 @@
-"""Remmi Demmi (rules RD-1..RD-20 in ``shared/rules/remmi-demmi.md``).
+"""Remmi Demmi (rules RD-1..RD-20 in ``docs/rules/remmi-demmi.md``).
 
 A real-time trading game: everybody acts at once while a timer runs.
 

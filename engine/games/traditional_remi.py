@@ -1,4 +1,4 @@
-"""Traditional Remi (rules TR-1..TR-14 in ``shared/rules/traditional-remi.md``).
+"""Traditional Remi (rules TR-1..TR-14 in ``docs/rules/traditional-remi.md``).
 
 The turn skeleton, the words it uses (deal, stock, pile, meld, lay off...)
 and the state live in :mod:`engine.games.rummy`; this module is Traditional

@@ -1,4 +1,4 @@
-"""Basic Rummy, one or more tests per rule (BR-1..BR-18 in shared/rules/basic-rummy.md).
+"""Basic Rummy, one or more tests per rule (BR-1..BR-18 in docs/rules/basic-rummy.md).
 
 Most tests lay out an exact position with a scenario (a fixed first deal).
 Hands are written as space-separated card ids; the scenario stock is listed

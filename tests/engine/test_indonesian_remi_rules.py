@@ -1,4 +1,4 @@
-"""Indonesian Remi, one or more tests per rule (IR-1..IR-19 in shared/rules/indonesian-remi.md).
+"""Indonesian Remi, one or more tests per rule (IR-1..IR-19 in docs/rules/indonesian-remi.md).
 
 Most tests lay out an exact position with a scenario (a fixed first deal).
 Hands are written as space-separated card ids; the scenario stock is listed

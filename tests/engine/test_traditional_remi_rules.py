@@ -1,4 +1,4 @@
-"""Traditional Remi, one or more tests per rule (TR-1..TR-14 in shared/rules/traditional-remi.md).
+"""Traditional Remi, one or more tests per rule (TR-1..TR-14 in docs/rules/traditional-remi.md).
 
 Most tests lay out an exact position with a scenario (a fixed first deal).
 Hands are written as space-separated card ids with their deck number; the
