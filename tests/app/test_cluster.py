@@ -7,7 +7,6 @@ spade run, later lays off the ten and goes out.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import signal
 from typing import Any
@@ -16,6 +15,7 @@ import httpx
 
 from tests.app.test_ws_integration import ANA, BO_NEVER_SHOWN, SCENARIO, redis_url_or_skip
 from tests.conftest import LiveServer
+from tests.waiting import wait_for
 from tests.wsclient import Client, create_room, new_guest
 
 DRAW = {"kind": "draw", "from": "stock"}
@@ -27,12 +27,11 @@ def kill(server: LiveServer) -> None:
 
 
 async def replay_of(server: LiveServer, room: str) -> dict[str, Any]:
-    for _ in range(100):
+    def replay() -> dict[str, Any] | None:
         response = httpx.get(f"{server.url}/api/rooms/{room}/replay")
-        if response.status_code == 200:
-            return response.json()  # type: ignore[no-any-return]
-        await asyncio.sleep(0.1)
-    raise AssertionError("no replay")
+        return response.json() if response.status_code == 200 else None
+
+    return await wait_for(replay, timeout=10, interval=0.1, what=f"the replay of {room}")
 
 
 async def test_a_restarted_server_resumes_the_game_in_progress(server_factory: Any) -> None:

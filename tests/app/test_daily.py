@@ -11,8 +11,9 @@ import asyncio
 import datetime as dt
 import hashlib
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from engine.rng import Rng, derive_seed
 from engine.room import Act, Snapshot
 from tests.conftest import LiveServer
 from tests.services import fresh_postgres_database, running_store
+from tests.waiting import wait_for
 from tests.wsclient import Client, new_guest
 
 DAY = dt.date(2024, 5, 1)
@@ -300,27 +302,27 @@ async def guest(client: httpx.AsyncClient, name: str) -> dict[str, Any]:
 async def play_in_process(app: FastAPI, room_id: str, player_id: str) -> dict[str, Any]:
     """Plays seat 0 with the Basic Rummy bot until the game is over; the last view."""
     actor = app.state.registry.get(room_id)
+
+    async def seat_0_may_act() -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        """(the view, seat 0's move) once it has one, or (the last view, None) at the end."""
+        _, view = await actor.call(Snapshot(0))
+        if view["phase"] == "game_over":
+            return view, None
+        action = choose(view)
+        if action is None and view["phase"] == "deal_over":
+            action = {"kind": "next_deal"}
+        return None if action is None else (view, action)
+
     async with asyncio.timeout(60):
         while True:
-            _, view = await actor.call(Snapshot(0))
-            if view["phase"] == "game_over":
-                return view  # type: ignore[no-any-return]
-            action = choose(view)
-            if action is None and view["phase"] == "deal_over":
-                action = {"kind": "next_deal"}
+            view, action = await wait_for(seat_0_may_act, timeout=60, interval=0.005)
             if action is None:
-                await asyncio.sleep(0.005)
-                continue
+                return view
             await actor.call(Act(player_id, 0, action))
 
 
 async def wait_until(check: Callable[[], Any], timeout: float = 10) -> Any:
-    async with asyncio.timeout(timeout):
-        while True:
-            result = await check()
-            if result:
-                return result
-            await asyncio.sleep(0.05)
+    return await wait_for(check, timeout=timeout, interval=0.05, what="the leaderboard")
 
 
 async def test_replays_open_and_seeds_show_once_the_day_is_over(tmp_path: Path) -> None:
@@ -388,7 +390,14 @@ async def test_a_ranked_game_that_is_gone_stays_unranked(tmp_path: Path) -> None
         assert entry.status == "abandoned"
         final = await play_in_process(app, again.json()["room_id"], ana["player_id"])
         assert final["phase"] == "game_over"
-        await asyncio.sleep(0.3)
+
+        # The practice game's result is recorded: had it been ranked, it would be
+        # on the board by now.
+        async def recorded() -> bool:
+            practice = await app.state.store.daily_entry_for_room(again.json()["room_id"])
+            return practice is not None and practice.status == "finished"
+
+        await wait_for(recorded, what="the practice game's result")
         board = (await client.get("/api/leaderboard/basic_rummy")).json()
         assert board["total"] == 0 and board["entries"] == []
 
@@ -482,6 +491,15 @@ def game_events(client: Client, room: str) -> list[dict[str, Any]]:
             if f["type"] == "event" and f["room"] == room and f["event"]["kind"] in GAME_EVENTS]
 
 
+def daily_entry_status(tmp_path: Path, room_id: str) -> str | None:
+    """The status of a daily entry, read from the database of a server that
+    ``server_factory`` started in ``tmp_path`` (SQLite, WAL: reading is safe)."""
+    with closing(sqlite3.connect(tmp_path / "kartu.db")) as db:
+        row = db.execute("SELECT status FROM daily_entries WHERE room_id = ?",
+                         (room_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def post_daily(server: LiveServer, token: str, game: str = "basic_rummy") -> httpx.Response:
     return httpx.post(f"{server.url}/api/daily/{game}", headers=bearer(token))
 
@@ -497,7 +515,7 @@ async def leaderboard_when(server: LiveServer, total: int, token: str | None = N
 
 
 async def test_same_deal_for_everyone_ranked_once_then_practice(
-    server_factory: Callable[..., LiveServer],
+    server_factory: Callable[..., LiveServer], tmp_path: Path,
 ) -> None:
     server = server_factory(SHORT_ENV)
     ana, bo = new_guest(server.url, "Ana"), new_guest(server.url, "Bo")
@@ -573,7 +591,10 @@ async def test_same_deal_for_everyone_ranked_once_then_practice(
     finally:
         await practice_ws.close()
     assert practice_first["hand"] == ana_first["hand"]
-    await asyncio.sleep(0.5)
+    # Once the server has recorded the practice game's result, the board is
+    # still the one of the two ranked games.
+    await wait_for(lambda: daily_entry_status(tmp_path, practice_room) == "finished",
+                   what="the practice game's result")
     assert await leaderboard_when(server, 2, ana["token"]) == board
     assert httpx.get(f"{server.url}/api/rooms/{practice_room}/replay").status_code == 403
     stats = httpx.get(f"{server.url}/api/players/{ana['player_id']}/stats").json()
@@ -610,9 +631,20 @@ async def test_leaving_gives_the_ranked_game_up_a_dropped_connection_does_not(
         joined = await ws.request({"type": "join", "room": dan_room["room_id"],
                                    "role": "player"})
         assert joined["type"] == "ack"
+        # A second socket of Dan's sees the room take note of the first one's
+        # drop: the sign that the server has handled it.
+        watch = await Client.open(server.ws_url, dan["token"])
+        joined = await watch.request({"type": "join", "room": dan_room["room_id"],
+                                      "role": "player"})
+        assert joined["type"] == "ack" and joined["seat"] == 0
+        seen = len(watch.frames)
     finally:
         await ws.close()  # the connection drops: no leave
-    await asyncio.sleep(0.2)
+    try:
+        await watch.wait_for(lambda f: f["type"] == "event" and f["event"] == {
+            "kind": "disconnected", "seat": 0}, start=seen)
+    finally:
+        await watch.close()
     resumed = post_daily(server, dan["token"]).json()
     assert resumed["room_id"] == dan_room["room_id"]
     assert resumed["ranked"] is True and resumed["resumed"] is True

@@ -9,12 +9,14 @@ spectator never saw a card.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import re
 import time
 from typing import Any
 
 from tests.conftest import LiveServer
+from tests.waiting import wait_for
 from tests.wsclient import Client, create_room, new_guest
 
 CARD = re.compile(r'"[OPG][RJL][1-9]"')
@@ -38,8 +40,15 @@ async def trade_for(client: Client, room: str, seconds: float, rng: random.Rando
         elif free:
             cards = rng.sample(free, min(len(free), rng.randint(1, 3)))
             action = {"kind": "offer", "cards": cards, "to": None}
+        elif returnable:
+            continue  # decide again: return or keep, or maybe not yet
         else:
-            await asyncio.sleep(0.02)
+            # Every card is locked: wait for the room's next change (a window
+            # closing, a trade returned) or the end of the trading time.
+            seen = len(client.frames)
+            with contextlib.suppress(TimeoutError):
+                await client.wait_for(lambda f: f["type"] == "state" and f["room"] == room,
+                                      timeout=max(0.0, stop - time.monotonic()), start=seen)
             continue
         reply = await client.act(room, **action)
         assert reply["type"] in ("ack", "error"), reply
@@ -48,7 +57,9 @@ async def trade_for(client: Client, room: str, seconds: float, rng: random.Rando
             # but never for a malformed or unexpected reason.
             assert reply["code"] == "illegal_action", reply
         sent += 1
-        await asyncio.sleep(0.06)  # about 15 commands a second: under the flood limit
+        # Pacing, not waiting for anything: about 15 commands a second stays
+        # under the flood limit, which is not what this test is about.
+        await asyncio.sleep(0.06)
     return sent
 
 
@@ -71,10 +82,13 @@ async def test_nine_traders_at_once_lose_and_duplicate_nothing(live_server: Live
     sent = await asyncio.gather(*(trade_for(c, room, 4.0, random.Random(i))
                                   for i, c in enumerate(clients)))
     assert sum(sent) > 200
-    # Let the last commands land, then read everybody's final view.
-    await asyncio.sleep(0.5)
-    final = [c.latest_state(room) for c in clients]
-    assert len({f["version"] for f in final}) == 1, "everybody sees the same last change"
+    # Every command has had its reply; once the last change has reached every
+    # player, read everybody's final view.
+    def same_last_change() -> list[dict[str, Any]] | None:
+        final = [c.latest_state(room) for c in clients]
+        return final if len({f["version"] for f in final}) == 1 else None
+
+    final = await wait_for(same_last_change, what="everybody to see the same last change")
     hands = [f["view"]["hand"] for f in final]
     assert all(len(hand) == 9 for hand in hands)
     held = [card for hand in hands for card in hand]

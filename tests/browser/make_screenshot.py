@@ -30,6 +30,9 @@ from tests.browser.conftest import (  # noqa: E402
 from tests.conftest import start_server  # noqa: E402
 
 OUTPUT = ROOT / "docs" / "screenshot.png"
+# True once every animation of the page has ended, but for those that never do.
+SETTLED = """() => document.getAnimations().every(
+    (a) => a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity)"""
 DEAL = scenario(
     dealer=2,
     hands=[
@@ -68,7 +71,9 @@ def make_screenshot(output: Path = OUTPUT) -> Path:
                     table.draw_stock()
                     table.select("4C", "4D", "4H")
                     page.mouse.move(0, 0)
-                    page.wait_for_timeout(600)  # let the arrival animation settle
+                    # Let the arrival animations end (the endless ones, such as
+                    # the pulse on the stock, are part of the picture).
+                    page.wait_for_function(SETTLED)
                     output.parent.mkdir(parents=True, exist_ok=True)
                     page.screenshot(path=str(output))
                 finally:

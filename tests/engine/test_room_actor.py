@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 from engine.bots.basic_rummy import choose
 from engine.games import find_game
 from engine.room import Act, AddBot, Change, Join, RoomActor, RoomCore, Snapshot, Start
 from tests.engine import room_harness
+from tests.waiting import wait_for
 
 GAME = find_game("basic_rummy")
 assert GAME is not None
@@ -28,7 +30,9 @@ async def test_overlapping_calls_are_applied_and_committed_one_at_a_time() -> No
         nonlocal inside, most
         inside += 1
         most = max(most, inside)
-        await asyncio.sleep(0.002)  # a save that makes the next caller wait
+        # The thing under test, so a real sleep: a save that takes a while and
+        # gives the loop up, so that the other callers come in meanwhile.
+        await asyncio.sleep(0.002)
         versions.append(core.version)
         inside -= 1
         return True
@@ -51,18 +55,20 @@ async def test_a_command_applied_in_the_callers_task_still_wakes_the_bots() -> N
     await actor.call(Join("ana", "Ana", "player"))
     await actor.call(AddBot("ana"))
     await actor.call(Start("ana"))  # if the bot deals first, its move is due now
+
+    async def anas_turn_or_the_end() -> dict[str, Any] | None:
+        _, view = await actor.call(Snapshot(0))
+        return view if view["phase"] != "playing" or view["turn"] == 0 else None
+
     async with asyncio.timeout(10):
         for _ in range(6):  # Ana's turns; the bot answers each one on its own timer
             while True:
-                _, view = await actor.call(Snapshot(0))
+                view = await wait_for(anas_turn_or_the_end, timeout=10, interval=0.001)
                 if view["phase"] != "playing":
                     break
-                if view["turn"] == 0:
-                    await actor.call(Act("ana", 0, choose(view)))
-                    if view["step"] == "play":
-                        break
-                else:
-                    await asyncio.sleep(0.001)
+                await actor.call(Act("ana", 0, choose(view)))
+                if view["step"] == "play":
+                    break
     bot_moves = [entry for entry in room.log_entries() if entry.get("bot")]
     assert len(bot_moves) >= 10
     await actor.stop()
