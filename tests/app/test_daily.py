@@ -321,10 +321,6 @@ async def play_in_process(app: FastAPI, room_id: str, player_id: str) -> dict[st
             await actor.call(Act(player_id, 0, action))
 
 
-async def wait_until(check: Callable[[], Any], timeout: float = 10) -> Any:
-    return await wait_for(check, timeout=timeout, interval=0.05, what="the leaderboard")
-
-
 async def test_replays_open_and_seeds_show_once_the_day_is_over(tmp_path: Path) -> None:
     async with running_app(tmp_path, daily_secret="test secret") as (app, client):
         day = {"today": DAY}
@@ -346,7 +342,7 @@ async def test_replays_open_and_seeds_show_once_the_day_is_over(tmp_path: Path) 
                                       headers=bearer(ana["token"]))).json()
             return board if board["total"] == 1 else None
 
-        board = await wait_until(on_board)
+        board = await wait_for(on_board, timeout=10, interval=0.05)
         assert board["entries"][0]["score"] == final["seats"][0]["score"]
         assert board["you"]["rank"] == 1
 
@@ -506,12 +502,13 @@ def post_daily(server: LiveServer, token: str, game: str = "basic_rummy") -> htt
 
 async def leaderboard_when(server: LiveServer, total: int, token: str | None = None
                            ) -> dict[str, Any]:
-    async def check() -> Any:
-        board = httpx.get(f"{server.url}/api/leaderboard/basic_rummy",
-                          headers=bearer(token) if token else {}).json()
+    async def check() -> dict[str, Any] | None:
+        board: dict[str, Any] = httpx.get(f"{server.url}/api/leaderboard/basic_rummy",
+                                          headers=bearer(token) if token else {}).json()
         return board if board["total"] == total else None
 
-    return await wait_until(check)  # type: ignore[no-any-return]
+    return await wait_for(check, timeout=10, interval=0.05,
+                          what=f"{total} entries on the leaderboard")
 
 
 async def test_same_deal_for_everyone_ranked_once_then_practice(
