@@ -60,9 +60,7 @@ def test_engine_module_imports_no_io_clock_or_global_random(path: Path) -> None:
     assert file_violations(path) == []
 
 
-@pytest.mark.xfail(strict=True, reason="engine still imports orjson (being removed)")
 def test_engine_imports_no_serializer() -> None:
-    # Strict: once the engine is clean this passes, and the marker must go.
     assert tree_violations(ENGINE, SERIALIZERS, calls=()) == []
 
 
