@@ -130,6 +130,3 @@ class Feeds:
         if not feed.sinks and feed.subscription is not None:
             del self._feeds[channel]
             await self.broker.unsubscribe(feed.subscription)
-
-    def channels(self) -> int:
-        return len(self._feeds)

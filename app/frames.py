@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from app.wsprotocol import unwire, wire
+from app.wsprotocol import wire
 from engine.room import Change
 
 
@@ -52,10 +52,6 @@ def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
     return dumps({"type": "state", "room": room_id, "version": version, "view": view})
 
 
-def envelope(version: int, *frames: bytes) -> bytes:
-    return envelope_of(version, b"".join([wire(frame) for frame in frames]))
-
-
 def envelope_of(version: int, data: bytes) -> bytes:
     """The envelope of frames already framed (``data``: wire bytes)."""
     return b"%d\n%s" % (version, data)
@@ -66,12 +62,6 @@ def open_envelope(message: bytes) -> tuple[int, memoryview]:
     not a copy: a change's envelope goes to every connection of its audience)."""
     cut = message.index(b"\n")
     return int(message[:cut]), memoryview(message)[cut + 1:]
-
-
-def envelope_frames(message: bytes) -> tuple[int, list[bytes]]:
-    """The version and the frames (JSON payloads) of an envelope."""
-    version, data = open_envelope(message)
-    return version, unwire(bytes(data))
 
 
 class _ChannelNames(dict[int | None, str]):

@@ -50,10 +50,6 @@ class Rng:
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
 
-    def fork(self) -> Rng:
-        """An independent generator derived from this one (advances this one)."""
-        return Rng(self.next_u64())
-
 
 def derive_seed(*parts: str | int) -> int:
     """A 63-bit seed from labelled parts, stable across runs and machines.

@@ -53,13 +53,12 @@ from engine.games.rummy import (
     RummyRules,
     RummyState,
 )
-from engine.games.rummy import possible_melds as _possible_melds
 from engine.melds import BASIC
 from engine.options import check_int
 
 __all__ = [
     "DEAL_OVER", "DRAW", "GAME_OVER", "HAND_SIZES", "PLAY", "PLAYING", "RULES", "BasicRummy",
-    "BasicRummyState", "Meld", "possible_melds",
+    "Meld",
 ]
 
 # BR-2: cards per hand by number of players.
@@ -89,13 +88,6 @@ RULES = RummyRules(
               "or a set (3 or 4 cards of one rank)",
 )
 
-# The shared state; the name stays for the code that knew it as Basic Rummy's.
-BasicRummyState = RummyState
-
-
-def possible_melds(hand: list[str]) -> list[list[str]]:
-    """Every meld that can be laid from ``hand``, cards in table order (BR-6, BR-7)."""
-    return _possible_melds(hand, BASIC)
 
 
 class BasicRummy(RummyGame):

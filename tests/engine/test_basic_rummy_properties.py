@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from engine.cards import standard_deck
 from engine.game import View
-from engine.games.basic_rummy import BasicRummy, BasicRummyState
+from engine.games.basic_rummy import BasicRummy
 from engine.games.rummy import RummyState
 from tests.engine.rummy_harness import RummyChecks, pick_legal, random_actions
 
@@ -77,7 +77,7 @@ def connections(card: str, hand: list[str]) -> int:
             or (other[1] == card[1] and abs("A23456789TJQK".index(other[0]) - rank) <= 2)))
 
 
-def guided(state: BasicRummyState, actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def guided(state: RummyState, actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The sensible subset of ``actions``, so that random games also reach the end of deals.
 
     Take a discard that fits the hand, lay the longest meld, lay off, and

@@ -15,7 +15,8 @@ import pytest
 
 from engine.cards import is_standard_card, standard_deck
 from engine.errors import BadOptions, NotYourTurn
-from engine.games.basic_rummy import HAND_SIZES, BasicRummy, BasicRummyState
+from engine.games.basic_rummy import HAND_SIZES, BasicRummy
+from engine.games.rummy import RummyState
 from engine.rng import Rng
 from tests.engine.rummy_harness import RummyTable, all_cards, cards, discard, lay_off, meld
 
@@ -27,7 +28,7 @@ PILE = {"kind": "draw", "from": "discard"}
 deal, play, play_turn, refused = TABLE.deal, TABLE.play, TABLE.play_turn, TABLE.refused
 
 
-def greedy(state: BasicRummyState, seat: int, rng: Rng) -> dict[str, Any]:
+def greedy(state: RummyState, seat: int, rng: Rng) -> dict[str, Any]:
     """A simple player: longest meld, then any lay-off, then a random discard.
 
     The discard is random because the stock is turned over unshuffled (BR-17): a
@@ -43,7 +44,7 @@ def greedy(state: BasicRummyState, seat: int, rng: Rng) -> dict[str, Any]:
     return rng.choice(actions)
 
 
-def finish_deal(state: BasicRummyState, seed: int = 1) -> BasicRummyState:
+def finish_deal(state: RummyState, seed: int = 1) -> RummyState:
     """Plays the current deal to its end with :func:`greedy`."""
     rng = Rng(seed)
     for _ in range(20_000):
@@ -238,7 +239,7 @@ def test_br_7_a_set_is_three_or_four_cards_of_one_rank() -> None:
 LAYOFF_HANDS = ["9S 9H 9D KC 2D 4C 5S 6S 7S JD", "9C 8S 4S 3C 2H 5H 8H JH AD TD"]
 
 
-def _after_two_melds() -> BasicRummyState:
+def _after_two_melds() -> RummyState:
     state = deal(LAYOFF_HANDS, stock="QC QD KH KS", discard="AC")
     state = play_turn(state, 0, STOCK, meld("9S 9H 9D"), discard("QC"))
     state = play_turn(state, 1, STOCK, discard("QD"))
@@ -680,7 +681,7 @@ def test_br_12_a_meld_may_leave_only_the_taken_card_when_it_lays_off_at_once() -
 
 
 # Seat 1 melds 4S 5S 6S and discards the pile card seat 0 then takes.
-def _chain_position(pile_card: str) -> BasicRummyState:
+def _chain_position(pile_card: str) -> RummyState:
     hands = ["AH 2H 3H 4H 5H 6H 7H 8H 9H 7S", f"4S 5S 6S {pile_card} 2C 5C 8C AD 4D 9D"]
     state = deal(hands, stock="KC QC", discard="JD", target=10_000)
     state = play_turn(state, 0, STOCK, discard("KC"))
@@ -713,7 +714,7 @@ def test_br_12_a_lay_off_leaving_a_taken_card_that_fits_nowhere_is_refused() -> 
 # --- Decisions: endless deals (BR-17) ---------------------------------------------------
 
 
-def _turn_over_round(state: BasicRummyState) -> tuple[BasicRummyState, list[str]]:
+def _turn_over_round(state: RummyState) -> tuple[RummyState, list[str]]:
     """The player on turn draws from the stock and discards that card; returns event kinds."""
     seat = state.turn
     state, drawn = play(state, seat, STOCK)
