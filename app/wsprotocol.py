@@ -53,7 +53,6 @@ from typing import Any, cast
 from urllib.parse import unquote
 
 from uvicorn.config import Config
-from uvicorn.protocols.utils import get_local_addr, get_remote_addr, is_ssl
 from uvicorn.server import ServerState
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
@@ -245,7 +244,7 @@ class KartuWebSocketProtocol(asyncio.Protocol):
                                    logger=logging.getLogger("kartu.websocket"))
         self.transport: asyncio.Transport | None = None
         self.server: tuple[str, int | None] | None = None
-        self.client: tuple[str, int] | None = None
+        self.client: tuple[str, int | None] | None = None
         self.scheme = "ws"
         self.scope: dict[str, Any] | None = None
         self.response: Response | None = None  # the handshake's answer, until the app accepts
@@ -290,9 +289,9 @@ class KartuWebSocketProtocol(asyncio.Protocol):
         transport = cast(asyncio.Transport, transport)
         self.transport = transport
         self.connections.add(self)  # type: ignore[arg-type]
-        self.server = get_local_addr(transport)
-        self.client = get_remote_addr(transport)
-        self.scheme = "wss" if is_ssl(transport) else "ws"
+        self.server = _address(transport.get_extra_info("sockname"))
+        self.client = _address(transport.get_extra_info("peername"))
+        self.scheme = "wss" if transport.get_extra_info("sslcontext") else "ws"
         # pause_writing as soon as anything waits in the transport's buffer,
         # resume_writing once it is empty again: the write stall's clock.
         transport.set_write_buffer_limits(high=0, low=0)
@@ -416,8 +415,9 @@ class KartuWebSocketProtocol(asyncio.Protocol):
         it, closes the socket with ``code`` if it never closed it."""
         if not self.handshake_complete:
             self.handshake_complete = True
-            self.conn.send_response(self.conn.reject(500, "Internal Server Error"))
-            self.write_out()
+            if self.can_answer():
+                self.conn.send_response(self.conn.reject(500, "Internal Server Error"))
+                self.write_out()
         elif not self.close_sent:
             self.close(code, "")
 
@@ -451,6 +451,9 @@ class KartuWebSocketProtocol(asyncio.Protocol):
     async def send(self, message: ASGIMessage) -> None:
         kind = message["type"]
         if not self.handshake_complete:
+            if not self.can_answer():  # the client went away meanwhile
+                self.handshake_complete = True
+                raise ClientDisconnected()
             if kind == "websocket.accept":
                 self.accept(message)
             elif kind == "websocket.close":
@@ -479,6 +482,11 @@ class KartuWebSocketProtocol(asyncio.Protocol):
         else:
             raise RuntimeError(f"Expected ASGI message 'websocket.send' or 'websocket.close', "
                                f"but got {kind!r}.")
+
+    def can_answer(self) -> bool:
+        """Whether the handshake may still be answered: the client is there and waits."""
+        return (not self.disconnected and self.conn.state is State.CONNECTING
+                and not self.conn.eof_sent)
 
     def accept(self, message: ASGIMessage) -> None:
         response = self.response
@@ -698,6 +706,15 @@ class KartuWebSocketProtocol(asyncio.Protocol):
             self.close(1012, "")
         if self.transport is not None:
             self.transport.close()
+
+
+def _address(info: Any) -> tuple[str, int | None] | None:
+    """A socket's address as ASGI gives it: (host, port), or (path, None) on a Unix socket."""
+    if isinstance(info, list | tuple) and len(info) >= 2:
+        return str(info[0]), int(info[1])
+    if isinstance(info, str) and info:
+        return info, None
+    return None
 
 
 def frame_path(scope: Mapping[str, Any]) -> FramePath | None:

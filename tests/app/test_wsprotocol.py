@@ -510,3 +510,27 @@ async def test_a_ping_left_unanswered_closes_with_1011() -> None:
     await asyncio.sleep(0.2)
     assert Close.parse(transport.frames()[-1].data).code == 1011
     assert transport.closed and received[-1]["code"] == 1011
+
+
+async def test_a_client_gone_before_the_app_answers_the_handshake_is_told_as_a_disconnect(
+        ) -> None:
+    events: list[Any] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        events.append(await receive())
+        await asyncio.sleep(0.01)  # the client leaves meanwhile
+        events.append(await receive())
+        try:
+            await send({"type": "websocket.accept"})
+        except OSError as error:
+            events.append(type(error).__name__)
+
+    server = _Server(app)
+    server.protocol.data_received(_request())
+    server.protocol.eof_received()
+    server.protocol.connection_lost(None)
+    await asyncio.sleep(0.05)
+    assert events == [{"type": "websocket.connect"},
+                      {"type": "websocket.disconnect", "code": 1006, "reason": ""},
+                      "ClientDisconnected"]
+    assert server.transport.writes == [] and not server.state.tasks
