@@ -71,8 +71,6 @@ from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from redis._parsers.hiredis import NOT_ENOUGH_DATA as _NOT_ENOUGH_DATA
-from redis._parsers.hiredis import _AsyncHiredisParser as _HiredisParser
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.asyncio.connection import AbstractConnection
@@ -651,29 +649,22 @@ class RedisBroker:
                     # here because redis-py would silently reconnect it,
                     # bypassing the bookkeeping of subscriptions above.
                     raise ConnectionError("pub/sub connection closed")
-                message = await pubsub.get_message(timeout=None)
+                # The raw reply (redis-py parses with hiredis when installed).
+                # A message goes to its handlers straight from it: turning
+                # each into PubSub's dict first (get_message) halves a burst's
+                # throughput. Anything else is PubSub's to handle, for its
+                # bookkeeping of (un)subscriptions.
+                reply = await pubsub.parse_response(block=True)
                 self._received += 1
+                if type(reply) is list and len(reply) == 3 and reply[0] == b"message":
+                    state = self._channels.get(reply[1])
+                    # A hosted channel's messages were delivered when published.
+                    if state is not None and state.name not in self._hosted:
+                        _deliver(state.handlers, reply[2])
+                    continue
+                message = await pubsub.handle_message(reply)
                 if message is not None:
                     self._on_message(message)
-                # The same read mostly brought more messages, parsed already
-                # by hiredis: take them from its reader directly, without
-                # redis-py's several layers (and timeouts) per reply.
-                gets = _parsed_replies(pubsub)
-                if gets is None:
-                    continue
-                while (reply := gets()) is not _NOT_ENOUGH_DATA:
-                    self._received += 1
-                    if isinstance(reply, Exception):
-                        raise reply  # as redis-py would: the connection is dropped
-                    if type(reply) is list and len(reply) == 3 and reply[0] == b"message":
-                        state = self._channels.get(reply[1])
-                        # A hosted channel's messages were delivered when published.
-                        if state is not None and state.name not in self._hosted:
-                            _deliver(state.handlers, reply[2])
-                        continue
-                    message = await pubsub.handle_message(reply)
-                    if message is not None:
-                        self._on_message(message)
         finally:
             watchdog.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -748,16 +739,6 @@ def packed_command(*parts: bytes) -> bytes:
 def _publish_command(channel: str, message: bytes) -> bytes:
     """``PUBLISH channel message`` in the Redis protocol (RESP)."""
     return packed_command(b"PUBLISH", channel.encode(), message)
-
-
-def _parsed_replies(pubsub: PubSub) -> Callable[[], Any] | None:
-    """``gets`` of the hiredis reader of the pub/sub connection: the next reply
-    already read and parsed, or ``_NOT_ENOUGH_DATA``. None without hiredis."""
-    parser = getattr(pubsub.connection, "_parser", None)
-    if not isinstance(parser, _HiredisParser) or not parser._connected:
-        return None
-    reader = getattr(parser, "_reader", None)
-    return None if reader is None else reader.gets
 
 
 def _describe(error: BaseException) -> str:

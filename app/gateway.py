@@ -17,7 +17,8 @@ Abuse handling, in the order it bites:
   ``rate_limited``, above ``flood_close_level`` the socket is closed (1008);
 - a client that does not read fast enough (more than ``send_buffer_bytes``
   waiting on the direct path, ``send_queue_size`` frames on the queue) is
-  dropped (1013) instead of being buffered forever.
+  dropped (1013) instead of being buffered forever; on the direct path, so
+  is one whose socket takes nothing for ``write_stall_s`` seconds.
 """
 
 from __future__ import annotations
@@ -89,6 +90,10 @@ class Connection:
         self.registry = registry
         self.feeds = feeds
         self.path = frame_path(websocket.scope) if hasattr(websocket, "scope") else None
+        if self.path is not None:
+            # What the kernel holds counts too: keep it small, and drop a
+            # client whose socket stops taking anything, however quiet its rooms.
+            self.path.limit_writes(settings.write_stall_s, settings.socket_send_buffer)
         # The queue path's outgoing frames; the direct path needs no queue (and
         # an idle socket is mostly what it keeps, so it does not make one).
         self.outgoing: asyncio.Queue[bytes | None] | None = (

@@ -4,18 +4,14 @@ The lifespan brings the database schema up to date, then opens the store,
 the broker (memory, or Redis when ``REDIS_URL`` is set) and the room
 registry, and closes them in reverse order on shutdown.
 
-The game socket (``/ws``) is a FastAPI route like the others, but
-:class:`KartuApp` hands its connections to the endpoint directly, ahead of
-the middleware stack and the router. A game socket lives for hours and is
-resumed on every frame it receives: through the stack that is about fifteen
-coroutine frames kept alive per connection and woken on every message, for
-middleware that has nothing to do with a WebSocket once it is accepted
-(errors in it close the socket either way).
+The game socket (``/ws``) is a route like the others, through Starlette's
+middleware and router; what the server offers it beyond ASGI (the direct
+frame path of :mod:`app.wsprotocol`) reaches the gateway in the scope.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -38,23 +34,6 @@ from app.snapshots import DbSnapshots, JournalSnapshots, SnapshotStore, rooms_fi
 from app.store import Store
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
-
-
-class KartuApp(FastAPI):
-    """FastAPI, with the WebSocket endpoints in ``direct_websockets`` served directly."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.direct_websockets: dict[str, Callable[[WebSocket], Awaitable[None]]] = {}
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "websocket":
-            endpoint = self.direct_websockets.get(scope["path"])
-            if endpoint is not None:
-                scope["app"] = self  # as Starlette sets it: the endpoint reads app.state
-                await endpoint(WebSocket(scope, receive, send))
-                return
-        await super().__call__(scope, receive, send)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -95,7 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await broker.close()
             await store.close()
 
-    app = KartuApp(title="kartu", lifespan=lifespan)
+    app = FastAPI(title="kartu", lifespan=lifespan)
     app.include_router(router)
     app.include_router(daily.router)
 
@@ -121,8 +100,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         player = await authenticate(state.store, token)
         await serve_socket(websocket, player, bool(token), settings, state.registry,
                            state.feeds)
-
-    app.direct_websockets["/ws"] = websocket
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

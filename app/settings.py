@@ -10,6 +10,12 @@
   daily-deal options of app/daily.py (e.g. shorter matches on a test server).
 - ``KARTU_SEND_BUFFER``: bytes that may wait for one client's socket (on the
   direct frame path of app/wsprotocol.py) before it is dropped as too slow.
+- ``KARTU_SOCKET_BUFFER``: the kernel's send buffer (``SO_SNDBUF``) of each
+  such socket; small, so that what the kernel holds stays within reach of
+  the two bounds here. ``0``: the kernel's default (it grows to megabytes).
+- ``KARTU_WRITE_STALL_S``: seconds a client's socket may go without taking
+  all that waits for it (on the direct frame path) before it is dropped:
+  a client that never reads goes, however little its rooms send.
 """
 
 from __future__ import annotations
@@ -60,5 +66,12 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("KARTU_SEND_BUFFER", "send_buffer_bytes"),
     )
     send_queue_size: int = 512
+    socket_send_buffer: int = Field(
+        default=65_536,
+        validation_alias=AliasChoices("KARTU_SOCKET_BUFFER", "socket_send_buffer"),
+    )
+    write_stall_s: float = Field(
+        default=10.0, validation_alias=AliasChoices("KARTU_WRITE_STALL_S", "write_stall_s"),
+    )
     # How long a finished or empty room stays in memory, in seconds.
     room_idle_s: int = 1800

@@ -1,65 +1,80 @@
-"""kartu's WebSocket protocol for uvicorn: the ASGI one, plus a direct frame path.
+"""kartu's WebSocket protocol for uvicorn: ASGI WebSockets, plus a direct frame path.
 
 ``python -m app`` serves WebSockets with :class:`KartuWebSocketProtocol`
 (``uvicorn app.main:app --ws app.wsprotocol:KartuWebSocketProtocol`` does the
-same by hand). It is uvicorn's sans-I/O ``websockets`` protocol, so every
-ASGI application runs on it unchanged; what it adds is offered through the
-ASGI scope as the extension ``kartu.frames`` (a :class:`FramePath`), which
-the gateway uses when present and does without otherwise.
+same by hand). It is an :class:`asyncio.Protocol` that uvicorn hands a socket
+once the HTTP request asks for an upgrade. The handshake and the parsing of
+incoming frames are the ``websockets`` library's sans-I/O
+:class:`~websockets.server.ServerProtocol`, used only through its public
+methods; this module implements the ASGI WebSocket interface on top of it, so
+every ASGI application runs on it unchanged. What it adds is offered through
+the ASGI scope as the extension ``kartu.frames`` (a :class:`FramePath`),
+which the gateway uses when present and does without otherwise.
 
 Terms:
 
-- *corking*: frames sent to a connection are held and written together,
-  once: when the gateway is done with the message that caused them
-  (:meth:`FramePath.flush_all`), or at the latest on the next turn of the
-  event loop. A room change sends a connection its events and its state,
-  and the actor its ack in the same turn (the room applies an idle room's
-  command in the gateway's own task): one ``write`` instead of three.
 - *wire bytes*: a text message framed for sending (RFC 6455: FIN + text
-  opcode, the payload length, the payload; a server never masks). Without
-  an extension such as per-message compression they are the same for every
-  connection, so a frame sent to many sockets is framed once
+  opcode, the payload length, the payload; a server never masks). This
+  protocol never negotiates an extension such as per-message compression
+  (uvicorn's ``ws_per_message_deflate`` is ignored), so they are the same for
+  every connection, and a frame sent to many sockets is framed once
   (:func:`wire`) and the bytes are shared.
+- *corking*: frames sent to a connection are held and written together, in
+  one ``transport.write``: when the gateway is done with the message that
+  caused them (:meth:`FramePath.flush_all`), or at the latest on the next
+  turn of the event loop. A room change sends a connection its events and
+  its state, and the actor its ack in the same turn: one write instead of
+  three. Frames the ASGI way (``websocket.send``, a close, a pong) join the
+  same queue, so everything goes out in the order it was sent.
 - *backlog*: bytes handed to this connection and not yet taken by the
   kernel (corked plus the transport's buffer, as of the last write). Past
-  ``limit`` the client counts as too slow, and the gateway drops it rather
-  than buffering.
-
-Receiving is uvicorn's, except that:
-
-- once the handshake is done, incoming bytes are cut into whole frames here
-  (*splitting*). A final, unfragmented, masked text frame, which is what
-  clients send, goes to the app at once; any other frame (control frames,
-  fragments, anything wrong) is handed to the ``websockets`` protocol
-  whole, on its own, so that its parser is always at a frame boundary and
-  judges it exactly as before. Its generator-based parser costs several
-  times more per message than the few slices here.
-- reading pauses only when ``READ_AHEAD`` messages wait unread instead of
-  after every message (each pause and resume is a system call pair);
-- the receive queue and the "writable" flag are :class:`_Inbox` and
-  :class:`_Flag`: an idle connection is mostly what it keeps, and asyncio's
-  Queue and Event hold four and one deques of about 600 bytes each from the
-  start.
+  the caller's ``limit`` the client counts as too slow, and the gateway
+  drops it rather than buffering. The kernel's own share is kept small by
+  :meth:`FramePath.limit_writes` (``SO_SNDBUF``).
+- *write stall*: the transport's buffer has held bytes, without once
+  draining, for ``stall_s`` seconds: the client reads nothing, or far too
+  little. The connection is then dropped (the app hears a disconnect with
+  1013), whatever the backlog: a quiet room may never fill it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import os
 import random
+import socket
 import struct
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import Any, cast
+from urllib.parse import unquote
 
-from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.http11 import Request
+from uvicorn.config import Config
+from uvicorn.server import ServerState
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request, Response
 from websockets.protocol import State
-from websockets.speedups import apply_mask
+from websockets.server import ServerProtocol
 
 EXTENSION = "kartu.frames"
 READ_AHEAD = 16  # messages queued for the app before reading pauses
+# After our close frame, how long the client has to answer before the socket
+# is cut (it may be a client that reads nothing, with the close stuck behind).
+CLOSE_TIMEOUT_S = 5.0
+# A connection's write stall until the app sets its own (FramePath.limit_writes).
+DEFAULT_STALL_S = 10.0
+# An ASGI ``websocket.send`` waits while more than this waits for the socket
+# (the direct path is bounded by its caller's limit instead).
+ASGI_HIGH_WATER = 65_536
 
+CLOSE_TOO_SLOW = 1013
+
+log = logging.getLogger("kartu.wsprotocol")
+
+ASGIMessage = MutableMapping[str, Any]
 
 _HEADER = struct.Struct(">BB").pack
 # (0x817E, length): the head of a frame of 126 to 65535 bytes, a state's usual size.
@@ -97,28 +112,38 @@ def unwire(data: bytes) -> list[bytes]:
     return payloads
 
 
+class ClientDisconnected(OSError):
+    """Raised by ``send`` once the connection is gone (Starlette reads an
+    ``OSError`` there as a disconnect, as with uvicorn's own protocols)."""
+
+
 class FramePath:
     """The direct way out for one connection: synchronous, corked, bounded.
 
     ``send_wire`` queues wire bytes (one or more frames, from :func:`wire`)
     and returns False, sending nothing, when the backlog is past ``limit``
-    (the caller decides what too slow means).
+    (the caller decides what too slow means). For an accepted connection.
     """
 
-    __slots__ = ("_protocol", "receive", "send_wire")
+    __slots__ = ("protocol", "receive", "send_wire")
 
     def __init__(self, protocol: KartuWebSocketProtocol) -> None:
-        self._protocol = protocol
-        # The protocol's own methods: a frame fanned out to a room's
-        # connections is handed to each with one call, not a chain of them,
-        # and every message read is one coroutine less deep.
+        self.protocol = protocol
+        # The protocol's own methods: a frame is handed over with one call,
+        # not a chain of them.
         self.send_wire: Callable[[bytes | memoryview, int], bool] = protocol.send_corked
         # The next ASGI receive event, as the app's ``receive`` would give it.
-        self.receive: Callable[[], Awaitable[ASGIReceiveEvent]] = protocol.receive
+        self.receive: Callable[[], Awaitable[ASGIMessage]] = protocol.receive
+
+    def limit_writes(self, stall_s: float, socket_buffer: int) -> None:
+        """Drops the connection after a write stall of ``stall_s`` seconds, and
+        lets the kernel hold at most about ``socket_buffer`` bytes for it
+        (``SO_SNDBUF``; 0 leaves the kernel's default, which grows to megabytes)."""
+        self.protocol.limit_writes(stall_s, socket_buffer)
 
     def receiver(self, limit: int, too_slow: Callable[[], None]) -> Receiver:
         """A new attachment of this connection to a feed (:class:`Receiver`)."""
-        return Receiver(self._protocol, limit, too_slow)
+        return Receiver(self.protocol, limit, too_slow)
 
     def flush_all(self) -> None:
         """Writes now what this connection, then every other one of this loop, has corked.
@@ -128,9 +153,8 @@ class FramePath:
         out at once instead of after everything else ready on the loop, and
         the connection that sent the message hears first.
         """
-        self._protocol.flush()
-        self._protocol._flusher.flush()
-
+        self.protocol.flush()
+        self.protocol.flusher.flush()
 
 
 class Receiver:
@@ -138,11 +162,10 @@ class Receiver:
 
     A feed hands a change's wire bytes to all its receivers in one loop
     (:func:`cork_all`) rather than calling each connection: this runs for
-    every connection a change goes to, and the calls were most of its cost.
-    ``floor``: frames at or below this version are older than the snapshot
-    the connection was sent, and skipped. ``gone``: the connection is closing;
-    nothing more for it. ``too_slow`` is called when its backlog is past
-    ``limit`` (the frame is not corked).
+    every connection a change goes to. ``floor``: frames at or below this
+    version are older than the snapshot the connection was sent, and skipped.
+    ``gone``: the connection is closing; nothing more for it. ``too_slow`` is
+    called when its backlog is past ``limit`` (the frame is not corked).
     """
 
     __slots__ = ("floor", "gone", "limit", "protocol", "too_slow")
@@ -157,41 +180,28 @@ class Receiver:
 
 
 def cork_all(receivers: tuple[Receiver, ...], version: int, data: bytes | memoryview) -> None:
-    """Corks ``data`` (one change's frames, wire bytes) for every receiver that wants it.
-
-    :meth:`KartuWebSocketProtocol.send_corked`, written out for the common
-    case (a backlog well under the limit); anything else goes through it.
-    """
-    size = len(data)
+    """Corks ``data`` (one change's frames, wire bytes) for every receiver that wants it."""
     for receiver in receivers:
         if version <= receiver.floor or receiver.gone:
             continue
-        protocol = receiver.protocol
-        if protocol.close_sent:
-            continue
-        if protocol._corked_bytes + protocol._buffered + size > receiver.limit:
-            if not protocol.send_corked(data, receiver.limit):
-                receiver.too_slow()
-            continue
-        corked = protocol._corked
-        if not corked:
-            flusher = protocol._flusher
-            if not flusher.dirty:
-                flusher.loop.call_soon(flusher.flush)
-            flusher.dirty.append(protocol)
-        corked.append(data)
-        protocol._corked_bytes += size
+        if not receiver.protocol.send_corked(data, receiver.limit):
+            receiver.too_slow()
 
 
-class _Flusher:
+class Flusher:
     """Writes every corked connection of one event loop on the loop turn after
     the first frame was corked: one scheduled callback for all of them. A
     connection that corks its first frame adds itself to ``dirty``, and the
-    first of them schedules :meth:`flush` (:meth:`KartuWebSocketProtocol.send_corked`)."""
+    first of them schedules :meth:`flush`."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.dirty: list[KartuWebSocketProtocol] = []
+
+    def add(self, protocol: KartuWebSocketProtocol) -> None:
+        if not self.dirty:
+            self.loop.call_soon(self.flush)
+        self.dirty.append(protocol)
 
     def flush(self) -> None:
         dirty, self.dirty = self.dirty, []
@@ -199,246 +209,512 @@ class _Flusher:
             protocol.flush()
 
 
-_flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = (
+_flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Flusher] = (
     weakref.WeakKeyDictionary())
 
 
-def loop_flusher(loop: asyncio.AbstractEventLoop) -> _Flusher:
+def loop_flusher(loop: asyncio.AbstractEventLoop) -> Flusher:
     """The one flusher of ``loop`` (made the first time it is asked for)."""
     flusher = _flushers.get(loop)
     if flusher is None:
-        flusher = _flushers[loop] = _Flusher(loop)
+        flusher = _flushers[loop] = Flusher(loop)
     return flusher
 
 
-class _Inbox:
-    """The receive queue, as uvicorn's protocol uses it: one reader, never full.
+class KartuWebSocketProtocol(asyncio.Protocol):
+    """One WebSocket connection, from the upgrade request to the socket's end.
 
-    It keeps its loop rather than asking for the running one each time it
-    waits: on Python 3.11 that asks the kernel for the process id, a system
-    call for every message read."""
+    uvicorn constructs it with ``config``, ``server_state`` and ``app_state``
+    (and may add keywords of its own, ignored), calls :meth:`connection_made`
+    with the socket's transport and feeds it the request's bytes.
+    """
 
-    __slots__ = ("_items", "_loop", "_waiter")
+    def __init__(self, config: Config, server_state: ServerState,
+                 app_state: dict[str, Any] | None = None, **_: Any) -> None:
+        if not config.loaded:
+            config.load()
+        self.config = config
+        self.app: Callable[[Any, Any, Any], Awaitable[None]] = config.loaded_app
+        self.app_state = app_state or {}
+        self.loop = asyncio.get_running_loop()
+        self.connections = server_state.connections
+        self.tasks = server_state.tasks
+        self.default_headers = server_state.default_headers
+        self.conn = ServerProtocol(max_size=config.ws_max_size,
+                                   logger=logging.getLogger("kartu.websocket"))
+        self.transport: asyncio.Transport | None = None
+        self.server: tuple[str, int | None] | None = None
+        self.client: tuple[str, int | None] | None = None
+        self.scheme = "ws"
+        self.scope: dict[str, Any] | None = None
+        self.response: Response | None = None  # the handshake's answer, until the app accepts
+        # Where the connection is: the app has accepted (or refused) it; has
+        # been told it ended (one ``websocket.disconnect``, never two); the
+        # socket is gone.
+        self.handshake_complete = False
+        self.disconnect_told = False
+        self.disconnected = False
+        # Receiving: messages for the app, a reader waiting for one, a
+        # message arriving in fragments (its parts, and whether it is text).
+        self.inbox: deque[ASGIMessage] = deque()
+        self.waiter: asyncio.Future[None] | None = None
+        self.read_paused = False
+        self.fragments: list[bytes] = []
+        self.fragments_text = False
+        # Sending (see the module's doc).
+        self.corked: list[bytes | memoryview] = []
+        self.corked_bytes = 0
+        self.buffered = 0  # the transport's write buffer after our last write
+        self.flusher = loop_flusher(self.loop)
+        self.stall_s = DEFAULT_STALL_S
+        self.stall_timer: asyncio.TimerHandle | None = None
+        self.drained: asyncio.Event | None = None  # made when an ASGI sender waits
+        self.close_timer: asyncio.TimerHandle | None = None
+        # Keep-alive: a ping every interval, answered within the timeout.
+        self.ping_interval = config.ws_ping_interval
+        self.ping_timeout = config.ws_ping_timeout
+        self.ping_timer: asyncio.TimerHandle | None = None
+        self.pong_timer: asyncio.TimerHandle | None = None
+        self.ping_payload: bytes | None = None
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._items: list[Any] = []  # a few at most (READ_AHEAD)
-        self._loop = loop
-        self._waiter: asyncio.Future[None] | None = None
+    @property
+    def close_sent(self) -> bool:
+        """True once no more frames may be sent (a close went out, or the socket is gone)."""
+        return self.disconnected or self.conn.state is not State.OPEN
 
-    def put_nowait(self, item: Any) -> None:
-        self._items.append(item)
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
+    # --- asyncio.Protocol -----------------------------------------------------
 
-    async def get(self) -> Any:
-        while not self._items:
-            self._waiter = self._loop.create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._items.pop(0)
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports are not asyncio.Transport subclasses, but are one.
+        transport = cast(asyncio.Transport, transport)
+        self.transport = transport
+        self.connections.add(self)  # type: ignore[arg-type]
+        self.server = _address(transport.get_extra_info("sockname"))
+        self.client = _address(transport.get_extra_info("peername"))
+        self.scheme = "wss" if transport.get_extra_info("sslcontext") else "ws"
+        # pause_writing as soon as anything waits in the transport's buffer,
+        # resume_writing once it is empty again: the write stall's clock.
+        transport.set_write_buffer_limits(high=0, low=0)
 
-    def qsize(self) -> int:
-        return len(self._items)
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.disconnected = True
+        self.connections.discard(self)
+        self.stop_keepalive()
+        for timer in (self.stall_timer, self.close_timer):
+            if timer is not None:
+                timer.cancel()
+        self.stall_timer = self.close_timer = None
+        self.corked.clear()
+        self.corked_bytes = 0
+        self.tell_disconnect(*self.close_code())
+        if self.drained is not None:
+            self.drained.set()  # an ASGI sender waiting will find the socket gone
 
-    def empty(self) -> bool:
-        return not self._items
+    def eof_received(self) -> bool | None:
+        self.conn.receive_eof()
+        self.write_out()
+        return None  # the transport closes itself
 
+    def pause_writing(self) -> None:
+        if self.stall_timer is None and self.stall_s > 0:
+            self.stall_timer = self.loop.call_later(self.stall_s, self.write_stalled)
 
-class _Flag:
-    """An asyncio.Event that makes its list of waiters only when someone waits."""
+    def resume_writing(self) -> None:
+        self.buffered = 0
+        if self.stall_timer is not None:
+            self.stall_timer.cancel()
+            self.stall_timer = None
+        if self.drained is not None:
+            self.drained.set()
 
-    __slots__ = ("_value", "_waiters")
-
-    def __init__(self, value: bool) -> None:
-        self._value = value
-        self._waiters: list[asyncio.Future[None]] | None = None
-
-    def is_set(self) -> bool:
-        return self._value
-
-    def set(self) -> None:
-        self._value = True
-        waiters, self._waiters = self._waiters, None
-        for waiter in waiters or ():
-            if not waiter.done():
-                waiter.set_result(None)
-
-    def clear(self) -> None:
-        self._value = False
-
-    async def wait(self) -> None:
-        if self._value:
+    def data_received(self, data: bytes) -> None:
+        conn = self.conn
+        conn.receive_data(data)
+        for event in conn.events_received():
+            if isinstance(event, Frame):
+                self.handle_frame(event)
+            elif isinstance(event, Request):
+                self.handle_connect(event)
+        if conn.handshake_exc is not None and self.scope is None and not self.handshake_complete:
+            self.handle_bad_request()
             return
-        waiter = asyncio.get_running_loop().create_future()
-        if self._waiters is None:
-            self._waiters = []
-        self._waiters.append(waiter)
-        await waiter
+        if conn.state is not State.OPEN and self.handshake_complete:
+            # A close received, or a frame websockets refused (it failed the
+            # connection with the code that says why): the app hears it once.
+            self.tell_disconnect(*self.close_code())
+        self.write_out()
 
+    # --- the opening handshake ---------------------------------------------------
 
-class KartuWebSocketProtocol(WebSocketsSansIOProtocol):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.queue = _Inbox(self.loop)  # type: ignore[assignment]
-        self.writable = _Flag(True)  # type: ignore[assignment]
-        self._corked: list[bytes | memoryview] = []
-        self._corked_bytes = 0
-        self._buffered = 0  # the transport's write buffer after our last write
-        self._flusher = loop_flusher(self.loop)
-        self._splitting = False  # set once the handshake is done (see the module's doc)
-        self._partial = b""  # the start of a frame not yet whole
+    def handle_connect(self, request: Request) -> None:
+        response = self.conn.accept(request)
+        if response.status_code != 101:  # not a valid WebSocket request
+            self.handshake_complete = True
+            self.conn.send_response(response)
+            return
+        self.response = response
+        headers = [(key.encode("ascii"), value.encode("latin-1"))
+                   for key, value in request.headers.raw_items()]
+        raw_path, _, query_string = request.path.partition("?")
+        subprotocols = [token.strip()
+                        for header in request.headers.get_all("Sec-WebSocket-Protocol")
+                        for token in header.split(",")]
+        root_path = self.config.root_path
+        self.scope = {
+            "type": "websocket",
+            "asgi": {"version": self.config.asgi_version, "spec_version": "2.3"},
+            "http_version": "1.1",
+            "scheme": self.scheme,
+            "server": self.server,
+            "client": self.client,
+            "root_path": root_path,
+            "path": root_path + unquote(raw_path),
+            "raw_path": root_path.encode("ascii") + raw_path.encode("ascii"),
+            "query_string": query_string.encode("ascii"),
+            "headers": headers,
+            "subprotocols": subprotocols,
+            "state": self.app_state.copy(),
+            # The app's task was not started yet: it sees this from the start.
+            "extensions": {EXTENSION: FramePath(self)},
+        }
+        self.put({"type": "websocket.connect"})
+        task = self.loop.create_task(self.run_asgi())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def handle_bad_request(self) -> None:
+        """Not an HTTP request websockets could read: answer what it queued, or 400."""
+        self.handshake_complete = True
+        output = b"".join(self.conn.data_to_send())
+        if not output:
+            output = self.conn.reject(400, "Failed to open a WebSocket connection: "
+                                           "invalid request.\n").serialize()
+        if self.transport is not None:
+            self.transport.write(output)
+            self.transport.close()
+
+    async def run_asgi(self) -> None:
+        assert self.scope is not None
+        try:
+            await self.app(self.scope, self.receive, self.send)
+        except ClientDisconnected:
+            pass
+        except asyncio.CancelledError:  # the server is stopping
+            self.end(1012)
+            raise
+        except Exception:
+            log.exception("Exception in ASGI application")
+            self.end(1011)
+        else:
+            if not self.handshake_complete:
+                log.error("ASGI callable returned without completing the handshake")
+            self.end(1000)
+
+    def end(self, code: int) -> None:
+        """The app is done: refuses the handshake (500) if it never answered
+        it, closes the socket with ``code`` if it never closed it."""
+        if not self.handshake_complete:
+            self.handshake_complete = True
+            if self.can_answer():
+                self.conn.send_response(self.conn.reject(500, "Internal Server Error"))
+                self.write_out()
+        elif not self.close_sent:
+            self.close(code, "")
+
+    # --- ASGI ----------------------------------------------------------------
+
+    def put(self, message: ASGIMessage) -> None:
+        self.inbox.append(message)
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def tell_disconnect(self, code: int, reason: str = "") -> None:
+        if not self.disconnect_told:
+            self.disconnect_told = True
+            self.put({"type": "websocket.disconnect", "code": code, "reason": reason})
+
+    async def receive(self) -> ASGIMessage:
+        inbox = self.inbox
+        while not inbox:
+            self.waiter = self.loop.create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+        message = inbox.popleft()
+        if self.read_paused and len(inbox) < READ_AHEAD // 2:
+            self.read_paused = False
+            if self.transport is not None:
+                self.transport.resume_reading()
+        return message
+
+    async def send(self, message: ASGIMessage) -> None:
+        kind = message["type"]
+        if not self.handshake_complete:
+            if not self.can_answer():  # the client went away meanwhile
+                self.handshake_complete = True
+                raise ClientDisconnected()
+            if kind == "websocket.accept":
+                self.accept(message)
+            elif kind == "websocket.close":
+                # Refused before the handshake: HTTP 403, as ASGI asks.
+                self.handshake_complete = True
+                self.tell_disconnect(1006)
+                self.conn.send_response(self.conn.reject(403, ""))
+                self.write_out()
+            else:
+                raise RuntimeError(f"Expected ASGI message 'websocket.accept' or "
+                                   f"'websocket.close', but got {kind!r}.")
+            return
+        if self.close_sent:
+            raise ClientDisconnected()
+        if kind == "websocket.send":
+            text, data = message.get("text"), message.get("bytes")
+            if text is not None:
+                self.conn.send_text(text.encode())
+            elif data is not None:
+                self.conn.send_binary(data)
+            self.write_out(flush=False)
+            if self.corked_bytes + self.buffered > ASGI_HIGH_WATER:
+                await self.wait_drained()
+        elif kind == "websocket.close":
+            self.close(message.get("code", 1000), message.get("reason") or "")
+        else:
+            raise RuntimeError(f"Expected ASGI message 'websocket.send' or 'websocket.close', "
+                               f"but got {kind!r}.")
+
+    def can_answer(self) -> bool:
+        """Whether the handshake may still be answered: the client is there and waits."""
+        return (not self.disconnected and self.conn.state is State.CONNECTING
+                and not self.conn.eof_sent)
+
+    def accept(self, message: ASGIMessage) -> None:
+        response = self.response
+        assert response is not None
+        headers = [(name.decode("latin-1"), value.decode("latin-1"))
+                   for name, value in [*self.default_headers, *message.get("headers", [])]]
+        if any(name.lower() == "date" for name, _ in headers):
+            del response.headers["Date"]  # uvicorn's default headers have their own
+        for name, value in headers:
+            response.headers[name] = value
+        if message.get("subprotocol"):
+            response.headers["Sec-WebSocket-Protocol"] = message["subprotocol"]
+        self.handshake_complete = True
+        self.response = None  # not needed again: an idle connection is mostly what it keeps
+        self.conn.send_response(response)
+        self.write_out()
+        self.start_keepalive()
+
+    async def wait_drained(self) -> None:
+        """Until the transport's buffer is empty again, or the socket is gone."""
+        self.flush()
+        if self.buffered == 0 or self.disconnected:
+            return
+        if self.drained is None:
+            self.drained = asyncio.Event()
+        self.drained.clear()
+        await self.drained.wait()
+        if self.disconnected:
+            raise ClientDisconnected()
+
+    def close(self, code: int, reason: str) -> None:
+        """Sends a close frame after what is corked; the client has
+        CLOSE_TIMEOUT_S to answer before the socket is cut."""
+        self.tell_disconnect(code, reason)
+        self.conn.send_close(code, reason)
+        self.write_out()
+        if self.read_paused and self.transport is not None:
+            # Its close answer is to be read, whatever else waits unread.
+            self.read_paused = False
+            self.transport.resume_reading()
+        if self.close_timer is None and self.transport is not None:
+            self.close_timer = self.loop.call_later(CLOSE_TIMEOUT_S, self.transport.abort)
+
+    def close_code(self) -> tuple[int, str]:
+        """Why the connection ended, as the app is told: the client's close,
+        else ours, else 1006 (the socket ended without one)."""
+        close = self.conn.close_rcvd or self.conn.close_sent
+        return (close.code, close.reason) if close is not None else (1006, "")
+
+    # --- receiving --------------------------------------------------------------
+
+    def handle_frame(self, frame: Frame) -> None:
+        opcode, data = frame.opcode, bytes(frame.data)  # bytes already: no copy
+        if opcode is Opcode.TEXT or opcode is Opcode.BINARY:
+            if frame.fin:
+                self.deliver(data, opcode is Opcode.TEXT)
+            else:
+                self.fragments, self.fragments_text = [data], opcode is Opcode.TEXT
+        elif opcode is Opcode.CONT:
+            self.fragments.append(data)
+            if frame.fin:
+                whole, self.fragments = b"".join(self.fragments), []
+                self.deliver(whole, self.fragments_text)
+        elif opcode is Opcode.PONG:
+            self.handle_pong(data)
+        # PING: websockets queued the pong. CLOSE: it queued its answer and
+        # the end of the stream; data_received tells the app.
+
+    def deliver(self, data: bytes, is_text: bool) -> None:
+        if self.disconnect_told:
+            return  # the app is past the close: nothing more for it
+        if is_text:
+            try:
+                self.put({"type": "websocket.receive", "text": data.decode()})
+            except UnicodeDecodeError:
+                self.conn.fail(1007, "invalid UTF-8 in a text message")
+                self.tell_disconnect(*self.close_code())  # and nothing after it
+                return
+        else:
+            self.put({"type": "websocket.receive", "bytes": data})
+        # Reading pauses only when the app falls READ_AHEAD messages behind,
+        # not after every message (each pause and resume is a system call pair).
+        if not self.read_paused and len(self.inbox) >= READ_AHEAD and self.transport is not None:
+            self.read_paused = True
+            self.transport.pause_reading()
+
+    # --- sending ----------------------------------------------------------------
+
+    def limit_writes(self, stall_s: float, socket_buffer: int) -> None:
+        self.stall_s = stall_s
+        sock: socket.socket | None = (self.transport.get_extra_info("socket")
+                                      if self.transport is not None else None)
+        if socket_buffer > 0 and sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, socket_buffer)
+
+    def send_corked(self, data: bytes | memoryview, limit: int) -> bool:
+        # Going away (a close sent): nothing to send, nothing to complain about.
+        if self.close_sent:
+            return True
+        if self.corked_bytes + self.buffered + len(data) > limit:
+            # The transport's buffer as last seen is an upper bound (only our
+            # flushes fill it): look again before calling the client slow.
+            transport = self.transport
+            if transport is None or transport.is_closing():
+                return True
+            self.buffered = transport.get_write_buffer_size()
+            if self.corked_bytes + self.buffered + len(data) > limit:
+                return False
+        if not self.corked:
+            self.flusher.add(self)
+        self.corked.append(data)
+        self.corked_bytes += len(data)
+        return True
+
+    def flush(self) -> None:
+        corked = self.corked
+        if not corked:
+            return
+        # Mostly one change's frames: written as they are, not copied.
+        data = corked[0] if len(corked) == 1 else b"".join(corked)
+        corked.clear()
+        self.corked_bytes = 0
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            transport.write(data)
+            self.buffered = transport.get_write_buffer_size()
+
+    def write_out(self, *, flush: bool = True) -> None:
+        """Corks what websockets has to send (a handshake answer, a pong, a
+        close); with ``flush``, writes everything now. The end of the stream
+        websockets asks for (after a close) closes the transport."""
+        at_end = False
+        for data in self.conn.data_to_send():
+            if data:
+                if not self.corked:
+                    self.flusher.add(self)
+                self.corked.append(data)
+                self.corked_bytes += len(data)
+            else:
+                at_end = True
+        if flush or at_end:
+            self.flush()
+        if at_end and self.transport is not None:
+            self.transport.close()
+
+    def write_stalled(self) -> None:
+        self.stall_timer = None
+        if self.transport is None or self.disconnected:
+            return
+        log.info("websocket_write_stalled", extra={"fields": {
+            "client": self.client, "buffered": self.transport.get_write_buffer_size(),
+            "stall_s": self.stall_s}})
+        # Whatever waits is not going to be read: no close frame behind it.
+        self.tell_disconnect(CLOSE_TOO_SLOW, "too slow: nothing written for "
+                                             f"{self.stall_s:g} s")
+        self.transport.abort()
 
     # --- keep-alive -----------------------------------------------------------
 
     def start_keepalive(self) -> None:
         """The first keep-alive ping at a random point of the second half of
         the interval, not the interval after the connection opened: sockets
-        opened together (a server's restart, a reconnect storm, a benchmark)
-        would otherwise be pinged together every interval, each ping and pong
-        costing a write and a parse, a stall for every room."""
+        opened together (a server's restart, a reconnect storm) would
+        otherwise be pinged together every interval, a stall for every room."""
         if self.ping_interval is not None and self.ping_interval > 0:
             self.ping_timer = self.loop.call_later(
-                self.ping_interval * random.uniform(0.5, 1.0), self.send_keepalive_ping)
+                self.ping_interval * random.uniform(0.5, 1.0), self.send_ping)
 
-    # --- the direct frame path ------------------------------------------------
+    def stop_keepalive(self) -> None:
+        for timer in (self.ping_timer, self.pong_timer):
+            if timer is not None:
+                timer.cancel()
+        self.ping_timer = self.pong_timer = None
+        self.ping_payload = None
 
-    def handle_connect(self, event: Request) -> None:
-        super().handle_connect(event)
-        scope = getattr(self, "scope", None)
-        # Shared wire bytes are only right when no extension rewrites frames.
-        if scope is not None and not self.close_sent and not self.conn.extensions:
-            # The app task was created but has not run yet: it sees this.
-            scope["extensions"][EXTENSION] = FramePath(self)
-
-    def send_corked(self, data: bytes | memoryview, limit: int) -> bool:
-        # Going away (a close sent): nothing to send, nothing to complain
-        # about. (A transport that is closing gets nothing at the flush.)
-        if self.close_sent:
-            return True
-        if self._corked_bytes + self._buffered > limit:
-            # The transport's buffer as last seen is an upper bound (only our
-            # flushes fill it): look again before calling the client slow.
-            transport = self.transport
-            if transport.is_closing():
-                return True
-            self._buffered = transport.get_write_buffer_size()
-            if self._corked_bytes + self._buffered > limit:
-                return False
-        if not self._corked:
-            # Written out rather than a method of the flusher: this runs for
-            # every connection a change goes to.
-            flusher = self._flusher
-            if not flusher.dirty:
-                flusher.loop.call_soon(flusher.flush)
-            flusher.dirty.append(self)
-        self._corked.append(data)
-        self._corked_bytes += len(data)
-        return True
-
-    def flush(self) -> None:
-        if not self._corked:
-            return
-        corked = self._corked
-        # Mostly one envelope's frames: written as they are, not copied.
-        data = corked[0] if len(corked) == 1 else b"".join(corked)
-        corked.clear()
-        self._corked_bytes = 0
-        transport = self.transport
-        if not transport.is_closing():
-            transport.write(data)
-            self._buffered = transport.get_write_buffer_size()
-
-    async def send(self, message: ASGISendEvent) -> None:
-        # Whatever goes the ASGI way (a close, a frame of another app) goes
-        # after the frames already corked, in order.
-        self.flush()
-        await super().send(message)
-        if message["type"] == "websocket.accept":
-            # The handshake's request and response (with their headers) are
-            # not needed again; an idle connection is mostly what it keeps.
-            self.request = self.response = None  # type: ignore[assignment]
-            # Split frames here from now on, if websockets' parser is waiting
-            # for a first frame with nothing read ahead (a client sends
-            # frames only once it has the handshake's answer).
-            self._splitting = (self.conn.state is State.OPEN and not self.conn.extensions
-                               and not self.conn.reader.buffer)
-
-    # --- receiving: whole frames, the common ones without websockets' parser --
-
-    def data_received(self, data: bytes) -> None:
-        if not self._splitting:
-            super().data_received(data)
-            return
-        if self._partial:
-            data, self._partial = self._partial + data, b""
-        limit = self.conn.max_message_size
-        at, end = 0, len(data)
-        while end - at >= 2:
-            first, second = data[at], data[at + 1]
-            length, start = second & 0x7F, at + 2
-            if length == 126:
-                if end - at < 4:
-                    break
-                length, start = int.from_bytes(data[at + 2:at + 4], "big"), at + 4
-            elif length == 127:
-                if end - at < 10:
-                    break
-                length, start = int.from_bytes(data[at + 2:at + 10], "big"), at + 10
-            if limit is not None and length > limit:
-                # Too big to wait for: websockets refuses it from its header.
-                self._splitting = False
-                super().data_received(data[at:])
-                return
-            if second & 0x80:
-                start += 4  # the mask
-            stop = start + length
-            if stop > end:
-                break
-            if first == 0x81 and second & 0x80 and self.conn.current_size is None:
-                # FIN, text, masked, not inside a fragmented message.
-                self.curr_msg_data_type = "text"
-                self.frames = [apply_mask(data[start:stop], data[start - 4:start])]
-                self.send_receive_event_to_app()
-            else:
-                super().data_received(data[at:stop])
-            if self.close_sent or self.conn.state is not State.OPEN:
-                # Closing: whatever follows is websockets' to discard.
-                self._splitting = False
-                if stop < end:
-                    super().data_received(data[stop:])
-                return
-            at = stop
-        if at < end:
-            self._partial = data[at:]
-
-    # --- receiving: pause reading only when the app falls behind --------------
-
-    def send_receive_event_to_app(self) -> None:
-        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
-        self.frames = []
+    def send_ping(self) -> None:
+        self.ping_timer = None
         if self.close_sent:
             return
-        if self.curr_msg_data_type == "text":
-            try:
-                self.queue.put_nowait({"type": "websocket.receive", "text": data.decode()})
-            except UnicodeDecodeError:
-                self.conn.send_close(1007)
-                self.handle_parser_exception()
-                return
+        # A payload of its own, so that a stale or unsolicited pong is not taken for its answer.
+        self.ping_payload = os.urandom(4)
+        self.conn.send_ping(self.ping_payload)
+        self.write_out()
+        if self.ping_timeout is not None:
+            self.pong_timer = self.loop.call_later(self.ping_timeout, self.pong_missed)
         else:
-            self.queue.put_nowait({"type": "websocket.receive", "bytes": data})
-        if not self.read_paused and self.queue.qsize() >= READ_AHEAD:
-            self.read_paused = True
-            self.transport.pause_reading()
+            self.ping_timer = self.loop.call_later(self.ping_interval or 0, self.send_ping)
 
-    async def receive(self) -> ASGIReceiveEvent:
-        message = await self.queue.get()
-        if self.read_paused and self.queue.qsize() < READ_AHEAD // 2:
-            self.read_paused = False
-            self.transport.resume_reading()
-        return message
+    def handle_pong(self, data: bytes) -> None:
+        if self.ping_payload is None or data != self.ping_payload:
+            return
+        self.ping_payload = None
+        if self.pong_timer is not None:
+            self.pong_timer.cancel()
+            self.pong_timer = None
+            self.ping_timer = self.loop.call_later(self.ping_interval or 0, self.send_ping)
+
+    def pong_missed(self) -> None:
+        self.pong_timer = None
+        self.ping_payload = None
+        if self.close_sent:
+            return
+        self.conn.fail(1011, "keepalive ping timeout")
+        self.tell_disconnect(1011, "keepalive ping timeout")
+        self.write_out()
+
+    # --- uvicorn --------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """The server is stopping: 1012 (service restart) to an open
+        connection, a 500 to one the app has not answered yet."""
+        self.stop_keepalive()
+        if not self.handshake_complete:
+            self.end(1012)
+        elif not self.close_sent:
+            self.close(1012, "")
+        if self.transport is not None:
+            self.transport.close()
+
+
+def _address(info: Any) -> tuple[str, int | None] | None:
+    """A socket's address as ASGI gives it: (host, port), or (path, None) on a Unix socket."""
+    if isinstance(info, list | tuple) and len(info) >= 2:
+        return str(info[0]), int(info[1])
+    if isinstance(info, str) and info:
+        return info, None
+    return None
 
 
 def frame_path(scope: Mapping[str, Any]) -> FramePath | None:

@@ -75,6 +75,9 @@ class _Path(FramePath):
         # What the feeds cork on, as on a socket (app.wsprotocol.cork_all).
         return Receiver(_Protocol(self), limit, too_slow)  # type: ignore[arg-type]
 
+    def limit_writes(self, stall_s: float, socket_buffer: int) -> None:
+        pass  # no socket
+
     def flush_all(self) -> None:
         # As FramePath.flush_all: what every connection of the loop has corked.
         loop_flusher(asyncio.get_running_loop()).flush()
@@ -85,16 +88,19 @@ class _Protocol:
 
     def __init__(self, path: _Path) -> None:
         self.path = path
-        self.close_sent = False
-        self._corked: list[memoryview] = []
-        self._corked_bytes = self._buffered = 0
+        self.corked_bytes = 0
         # The loop's own flusher: it flushes these as it would sockets.
-        self._flusher = loop_flusher(asyncio.get_running_loop())
+        self.flusher = loop_flusher(asyncio.get_running_loop())
+
+    def send_corked(self, data: bytes | memoryview, limit: int) -> bool:
+        if not self.corked_bytes:
+            self.flusher.add(self)  # type: ignore[arg-type]
+        self.corked_bytes += len(data)
+        return True
 
     def flush(self) -> None:
-        self.path.sent += self._corked_bytes
-        self._corked.clear()
-        self._corked_bytes = 0
+        self.path.sent += self.corked_bytes
+        self.corked_bytes = 0
 
 
 class _Socket:

@@ -12,7 +12,7 @@ from app.feeds import Feeds
 from app.frames import envelope_of
 from app.gateway import CLOSE_TOO_SLOW, Connection
 from app.settings import Settings
-from app.wsprotocol import wire
+from app.wsprotocol import EXTENSION, FramePath, wire
 
 FakeRegistry = SimpleNamespace(process_id="test")
 
@@ -90,3 +90,22 @@ async def test_a_channel_is_subscribed_once_however_many_connections_watch_it() 
     for handle in handles:
         await feeds.detach("room:r:watch", handle)
     assert not broker._channels.get("room:r:watch")
+
+
+async def test_on_the_direct_frame_path_the_socket_gets_the_write_limits_of_the_settings(
+        ) -> None:
+    class Path(FramePath):
+        __slots__ = ("limits",)
+
+        def __init__(self) -> None:
+            self.limits: tuple[float, int] | None = None
+
+        def limit_writes(self, stall_s: float, socket_buffer: int) -> None:
+            self.limits = (stall_s, socket_buffer)
+
+    path = Path()
+    socket = SimpleNamespace(scope={"extensions": {EXTENSION: path}})
+    settings = Settings(write_stall_s=3.5, socket_send_buffer=4096)
+    connection = Connection(socket, None, settings,  # type: ignore[arg-type]
+                            registry=FakeRegistry, feeds=Feeds(MemoryBroker()))
+    assert connection.path is path and path.limits == (3.5, 4096)

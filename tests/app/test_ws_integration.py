@@ -7,6 +7,7 @@ Ana (seat 0) opens, melds a spade run, later lays off the ten and goes out.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import socket
@@ -18,6 +19,7 @@ import pytest
 import redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 
 from engine.replay import replay
 from tests.conftest import LiveServer
@@ -342,5 +344,79 @@ async def test_a_spectator_that_stops_reading_is_dropped_not_buffered(
         with pytest.raises(ConnectionClosed):
             async for _ in stuck:
                 pass
-    assert stuck.close_code == 1013
+    # The close (1013) waits behind what the watcher did not read; unanswered
+    # for a few seconds, the socket is cut (1006 as the client sees it).
+    assert stuck.close_code in (1013, 1006)
+    assert '"event":"connection_closed"' in server.log.read_text()
+    assert '"code":1013' in server.log.read_text()
+    await owner.close()
+
+
+def _raw_websocket(url: str, rcvbuf: int) -> socket.socket:
+    """A WebSocket opened by hand on a socket with a small receive buffer:
+    the handshake's answer is read, nothing after it ever is."""
+    address = urlsplit(url)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.settimeout(5)
+    sock.connect((address.hostname, address.port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {address.netloc}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += sock.recv(1)  # byte by byte: not one byte past the handshake
+    assert answer.startswith(b"HTTP/1.1 101")
+    return sock
+
+
+def _send_text(sock: socket.socket, message: dict[str, Any]) -> None:
+    sock.sendall(Frame(Opcode.TEXT, json.dumps(message).encode()).serialize(mask=True))
+
+
+def _spectators(url: str, room: str) -> int:
+    spectators: int = httpx.get(f"{url}/api/rooms/{room}").json()["spectators"]
+    return spectators
+
+
+async def test_a_client_that_never_reads_is_dropped_within_seconds_of_its_socket_filling(
+        server_factory: Any) -> None:
+    """Whatever the backlog (here far below ``KARTU_SEND_BUFFER``): once its
+    socket has taken nothing for ``KARTU_WRITE_STALL_S``, the client is dropped,
+    while a client that reads keeps getting the room's frames."""
+    server = server_factory({"KARTU_WRITE_STALL_S": "1", "KARTU_SOCKET_BUFFER": "8192"})
+    ana = new_guest(server.url, "Ana")
+    owner = await Client.open(server.ws_url, ana["token"])
+    room = create_room(server.url, ana["token"], "basic_rummy", 2, seed=3, deals=50,
+                       bot_delay_ms=20, turn_clock_s=0, deal_pause_ms=0)["room_id"]
+    watcher = await Client.open(server.ws_url)
+    assert (await watcher.request({"type": "join", "room": room, "role": "spectator"}))[
+        "type"] == "ack"
+    stuck = _raw_websocket(server.url, 4096)
+    _send_text(stuck, {"type": "join", "room": room, "role": "spectator", "ref": 1})
+    async with asyncio.timeout(5):
+        while _spectators(server.url, room) != 2:
+            await asyncio.sleep(0.05)
+    for _ in range(2):
+        await owner.request({"type": "add_bot", "room": room})
+    assert (await owner.request({"type": "start", "room": room}))["type"] == "ack"
+    started = asyncio.get_running_loop().time()
+    async with asyncio.timeout(15):
+        while _spectators(server.url, room) != 1:
+            await asyncio.sleep(0.1)
+    dropped_after = asyncio.get_running_loop().time() - started
+    assert dropped_after < 6, dropped_after
+    # The server cut the socket: what the kernel still holds, then its end.
+    stuck.settimeout(5)
+    with pytest.raises(ConnectionError):
+        while stuck.recv(65536):
+            pass
+        raise ConnectionAbortedError("the stream ended")
+    stuck.close()
+    # The reader was not held up: it still gets the room's frames.
+    mark = len(watcher.frames)
+    await watcher.wait_for(lambda f: f["type"] == "state", start=mark, timeout=5)
+    assert httpx.get(f"{server.url}/api/rooms/{room}").json()["status"] == "playing"
+    await watcher.close()
     await owner.close()
