@@ -4,8 +4,7 @@ Plain ``uvicorn app.main:app`` works too; this entry point adds what kartu
 wants from uvicorn: its own WebSocket protocol (:mod:`app.wsprotocol`: frames
 written once per loop turn, without the ASGI queue), a cap on incoming
 WebSocket messages, and no per-message compression (it costs CPU and memory
-per connection for frames that are small and sent on loopback or a LAN;
-measured in bench/).
+per connection for frames that are small and sent on loopback or a LAN).
 """
 
 from __future__ import annotations

@@ -16,8 +16,9 @@ Terms:
   command that gets no answer is retried (with the same command id, so it is
   never applied twice) wherever the room lives by then.
 
-Room output does not pass through here: owners publish changes on the
-broker's room channels, which every process with watchers subscribes to.
+Room output does not pass through here: an owner's save of a room carries
+its changes to the broker's room channels (:mod:`app.snapshots`), which
+every process with watchers subscribes to (:mod:`app.feeds`).
 """
 
 from __future__ import annotations

@@ -27,13 +27,9 @@ def tune() -> None:
     the objects it tracks have grown by 200,000 since the last pass. The
     games make no cyclic garbage (reference counting frees every old state),
     so a pass finds nothing to free: it only walks what survived, and holds
-    every room while it does. A server that is no longer growing (its rooms
-    full, their trade lists at their bound) rises and falls by less than
-    that (200 Remmi Demmi rooms trading at once: by up to 150,000), and
-    makes no pass at all; one that grows collects as before, less often and
-    longer each time, about as long in all. Measured in bench/load.py (realtime,
-    1,500 offers/s, 240 s in turns against 50,000): no pass against 10
-    (753 ms paused), p99 20 against 50 ms, the same CPU and memory.
+    every room while it does. A server that is no longer growing makes
+    (almost) no pass; one that grows collects less often and longer each
+    time, about as long in all.
     """
     gc.collect()
     gc.freeze()

@@ -3,8 +3,9 @@
 A connection authenticates once (``?token=``; without one it may only
 watch), then turns each incoming frame into a room command. It never touches
 game state: it validates, enqueues on the room's actor, and replies with
-``ack`` or ``error``. Room output reaches it through the broker, on the
-channel of its audience (its seat, or the spectators). Served by
+``ack`` or ``error``. Room output reaches it through this process's feeds
+(:mod:`app.feeds`), on the channel of its audience (its seat, or the
+spectators). Served by
 ``python -m app`` (:mod:`app.wsprotocol`), frames go out on the socket's
 direct frame path: framed at once, written once per loop turn. On any other
 ASGI server they go through a bounded outgoing queue drained by a writer task.

@@ -63,13 +63,12 @@ async def _awaited(work: Awaitable[Any]) -> Any:
 class RoomRegistry:
     CALL_PATIENCE_S = 12.0  # how long a command may wait for a room that is moving
     # Between full snapshots a room saves only its new log entries (see _commit).
-    # A room resumed from a snapshot replays the entries after it: at most
-    # 250, a few milliseconds; a full snapshot is the costlier save, and it
-    # grows with the game (a long Remmi Demmi round's trades: 100 KB), so
-    # the entries bound it, not the clock. The minute is only a backstop.
+    # A room resumed from a snapshot replays the entries after it (at most
+    # 250); a full snapshot is the costlier save and grows with the game, so
+    # the entries bound it, not the clock: the minute is only a backstop.
     # Each room's bound is its own, from 150 to 249 entries: rooms started
-    # together and played at one pace would otherwise all snapshot in the
-    # same few milliseconds, a stall for every room of the process.
+    # together and played at one pace would otherwise all snapshot at once,
+    # a stall for every room of the process.
     SNAPSHOT_EVERY_MS = 60_000
     SNAPSHOT_EVERY_ENTRIES = 200
     SNAPSHOT_SPREAD = 100
