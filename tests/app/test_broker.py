@@ -101,9 +101,18 @@ class Inbox:
 
 
 async def settle(broker: Broker) -> None:
-    """Flushes, then gives any in-flight delivery a moment to land."""
+    """Flushes, then waits until everything published so far has been delivered.
+
+    Redis delivers what one connection published in order: once a probe
+    published after them comes back, so has every earlier message."""
     await broker.flush()
-    await asyncio.sleep(0.2 if isinstance(broker, RedisBroker) else 0)
+    if isinstance(broker, RedisBroker):
+        probe = Inbox()
+        subscription = await broker.subscribe(f"settle:{uuid.uuid4().hex}", probe)
+        broker.publish(subscription.channel, b"probe")
+        await broker.flush()
+        await probe.wait_for(1)
+        await broker.unsubscribe(subscription)
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = TIMEOUT_S) -> None:

@@ -13,6 +13,7 @@ from app.frames import envelope_of
 from app.gateway import CLOSE_TOO_SLOW, Connection
 from app.settings import Settings
 from app.wsprotocol import EXTENSION, FramePath, wire
+from tests.waiting import wait_for
 
 FakeRegistry = SimpleNamespace(process_id="test")
 
@@ -39,7 +40,7 @@ async def test_a_client_that_cannot_keep_up_is_dropped_not_buffered() -> None:
     writer = asyncio.get_running_loop().create_task(connection._write_forever())
     for i in range(100):
         connection.send(b'{"type":"event","n":%d}' % i)
-    await asyncio.sleep(0.05)
+    await wait_for(lambda: socket.closed is not None, what="the stuck client dropped")
     assert socket.closed is not None and socket.closed[0] == CLOSE_TOO_SLOW
     assert connection.outgoing.qsize() <= settings.send_queue_size
     writer.cancel()

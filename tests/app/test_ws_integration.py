@@ -101,7 +101,8 @@ async def test_two_players_and_a_spectator_play_a_deal_to_the_end(table: Any) ->
     assert error["code"] == "not_your_turn"
     error = await a.act(room, kind="discard", card="KH")
     assert error["code"] == "illegal_action"
-    await asyncio.sleep(0.1)
+    # A change would have reached Ana before her error: frames keep their order.
+    assert (await a.request({"type": "ping"}))["type"] == "pong"
     assert a.latest_state(room)["version"] == version
 
     # Turn 1: Ana draws QD, melds the spade run A-9, discards QD.

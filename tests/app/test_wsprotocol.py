@@ -31,6 +31,7 @@ from app.wsprotocol import (
     unwire,
     wire,
 )
+from tests.waiting import wait_for
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 1_400, 65_535, 65_536, 70_000])
@@ -446,8 +447,8 @@ async def test_the_apps_close_goes_after_its_frames_and_waits_for_the_clients(
 
     protocol, transport, _ = await _accepted()
     await protocol.send({"type": "websocket.close"})
-    await asyncio.sleep(0.1)  # a client that never answers is cut off
-    assert transport.aborted
+    # A client that never answers is cut off.
+    await wait_for(lambda: transport.aborted, what="the socket cut")
 
 
 async def test_a_write_stall_drops_the_connection_with_1013() -> None:
@@ -493,7 +494,9 @@ async def test_first_keepalive_pings_of_sockets_opened_together_are_spread() -> 
 
 async def test_a_keepalive_ping_goes_out_and_its_pong_is_taken() -> None:
     protocol, transport, received = await _accepted(ws_ping_interval=0.2, ws_ping_timeout=5)
-    await asyncio.sleep(0.21)  # the first ping is due within 0.1-0.2 s
+    # The first ping is due within 0.1-0.2 s.
+    await wait_for(lambda: transport.frames() and transport.frames()[-1].opcode is Opcode.PING,
+                   what="a keepalive ping")
     ping = transport.frames()[-1]
     assert ping.opcode is Opcode.PING and len(ping.data) == 4
     protocol.data_received(_client(Opcode.PONG, b"????"))  # not its answer
@@ -507,7 +510,7 @@ async def test_a_keepalive_ping_goes_out_and_its_pong_is_taken() -> None:
 
 async def test_a_ping_left_unanswered_closes_with_1011() -> None:
     _, transport, received = await _accepted(ws_ping_interval=0.1, ws_ping_timeout=0.05)
-    await asyncio.sleep(0.2)
+    await wait_for(lambda: transport.closed, what="the socket closed")
     assert Close.parse(transport.frames()[-1].data).code == 1011
     assert transport.closed and received[-1]["code"] == 1011
 
@@ -529,7 +532,7 @@ async def test_a_client_gone_before_the_app_answers_the_handshake_is_told_as_a_d
     server.protocol.data_received(_request())
     server.protocol.eof_received()
     server.protocol.connection_lost(None)
-    await asyncio.sleep(0.05)
+    await wait_for(lambda: len(events) == 3, what="the app's three steps")
     assert events == [{"type": "websocket.connect"},
                       {"type": "websocket.disconnect", "code": 1006, "reason": ""},
                       "ClientDisconnected"]
