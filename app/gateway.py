@@ -36,6 +36,7 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
 from app import frames
+from app.actions import check_action, json_depth_over
 from app.feeds import Feeds
 from app.messages import (
     ActMessage,
@@ -51,6 +52,8 @@ from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.store import PlayerRecord
 from app.wsprotocol import Receiver, frame_path, unwire, wire
+from engine.game import Game
+from engine.games import find_game
 from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
 
 log = logging.getLogger("kartu.gateway")
@@ -70,6 +73,7 @@ class Membership:
     feed: int | None = None  # handle of this connection's attachment to the channel's feed
     floor: int = -1  # frames at or below this version are older than the snapshot sent
     receiver: Receiver | None = None  # the attachment, on the direct frame path
+    game: Game | None = None  # the room's game, whose action schema an act is checked against
 
     def set_floor(self, version: int) -> None:
         self.floor = version
@@ -224,6 +228,12 @@ class Connection:
         return True
 
     async def _dispatch(self, text: str) -> None:
+        if json_depth_over(text, self.settings.max_json_depth):
+            # Refused unparsed: nothing deeper ever reaches a recursive parser,
+            # validator or serialiser (an action's log entry, a reply).
+            self.send(frames.error(
+                "bad_message", f"JSON nested deeper than {self.settings.max_json_depth} levels"))
+            return
         try:
             raw = orjson.loads(text)
         except orjson.JSONDecodeError:
@@ -259,7 +269,11 @@ class Connection:
             membership = self.memberships.get(msg.room)
             if membership is None or membership.seat is None:
                 raise RoomError("forbidden", "join the room as a player before acting")
-            await self.registry.call(msg.room, Act(self.player_id, membership.seat, msg.action,
+            # Checked against the game's schema before the room sees it: only
+            # the fields the action's kind reads reach the room and its log.
+            action = (check_action(membership.game, msg.action) if membership.game is not None
+                      else msg.action)
+            await self.registry.call(msg.room, Act(self.player_id, membership.seat, action,
                                                    self._command_id()))
             self.send(frames.ack(msg.ref))
         elif isinstance(msg, PingMessage):
@@ -311,6 +325,7 @@ class Connection:
         # frames the broker already delivered that are older are skipped.
         version, view = await self._call(msg.room, Snapshot(seat))
         membership.set_floor(version)
+        membership.game = find_game(str(view.get("game")))
         self.send(frames.state(msg.room, version, view))
         self.send(frames.ack(msg.ref, seat=seat, role=msg.role))
 

@@ -40,6 +40,11 @@ class Settings(BaseSettings):
     max_frame_bytes: int = Field(
         default=16_384, validation_alias=AliasChoices("KARTU_MAX_FRAME", "max_frame_bytes")
     )
+    # Deepest nesting of arrays and objects a WebSocket frame may have (the
+    # deepest a valid message needs is 4: close's list of melds in an act).
+    max_json_depth: int = Field(
+        default=8, validation_alias=AliasChoices("KARTU_MAX_JSON_DEPTH", "max_json_depth")
+    )
     daily_secret: str | None = Field(
         default=None, validation_alias=AliasChoices("KARTU_DAILY_SECRET", "daily_secret")
     )

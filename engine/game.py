@@ -22,6 +22,8 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 import orjson
 
+from engine.schema import ActionFields
+
 Action = dict[str, Any]
 Event = dict[str, Any]
 View = dict[str, Any]
@@ -76,6 +78,9 @@ class Game(Protocol):
     # Turn-based games get the room's turn clock (``turn_clock_s``); real-time
     # games set their own deadlines through ``next_deadline``.
     turn_based: ClassVar[bool]
+    # Per action kind, the fields it reads and their shapes (engine.schema):
+    # what the server lets through to a room.
+    action_fields: ClassVar[ActionFields]
 
     def default_options(self) -> dict[str, Any]:
         """The game's own options with their defaults (shown in the catalog)."""

@@ -68,6 +68,7 @@ from engine.errors import BadOptions, IllegalAction, NotYourTurn
 from engine.game import Action, Event, Outcome, OwnPart, View, kept_json, plain, shallow_copy
 from engine.options import check_int
 from engine.rng import Rng
+from engine.schema import CARDS, ID, ActionField, ActionFields, action_fields
 
 COLOURS = "OPG"
 FIGURES = "RJL"
@@ -96,6 +97,18 @@ _OPTION_KEYS = frozenset(
 _ACTION_KINDS = (
     "start_timer", "reveal", "peek", "offer", "withdraw", "return", "keep", "claim", "next_deal",
 )
+# The fields each kind reads (the _start_timer ... _claim handlers below).
+_ACTION_FIELDS = action_fields({
+    "start_timer": {"speed": ActionField("str", max_chars=16)},
+    "reveal": {},
+    "peek": {},
+    "offer": {"cards": CARDS, "to": ActionField("int", nullable=True, high=63)},
+    "withdraw": {},
+    "return": {"trade": ID},
+    "keep": {"trade": ID},
+    "claim": {"cards": ActionField("str_list", nullable=True)},
+    "next_deal": {},
+})
 SNAPSHOT_VERSION = 1
 
 
@@ -486,6 +499,8 @@ class RemmiDemmi:
     min_players: ClassVar[int] = 4
     max_players: ClassVar[int] = 9
     turn_based: ClassVar[bool] = False
+    action_kinds: ClassVar[tuple[str, ...]] = _ACTION_KINDS
+    action_fields: ClassVar[ActionFields] = _ACTION_FIELDS
 
     # -- options and setup --
 
