@@ -291,11 +291,40 @@ class Connection:
             self.send(frames.ack(msg.ref))
 
     async def _join(self, msg: JoinMessage) -> None:
-        if msg.room in self.memberships:
-            await self._leave(msg.room)
+        current = self.memberships.get(msg.room)
+        if current is not None:
+            await self._join_again(msg, current)
+            return
         name = self.player.name if self.player else None
         seat = await self._call(msg.room, Join(self.player_id, name, msg.role, self.conn_id,
                                                self._command_id()))
+        await self._attach(msg, seat)
+
+    async def _join_again(self, msg: JoinMessage, current: Membership) -> None:
+        """A join for a room this connection is in already: a refusal changes nothing.
+
+        A seated player (either role asked) or a spectator asking to watch
+        again gets the current state again (a resync), never a leave: a
+        leave in a running ranked daily game would abandon it. A spectator
+        asking for a seat takes it only if the room gives one; until then
+        it keeps watching, and a refusal leaves it watching.
+        """
+        if current.seat is not None or msg.role == "spectator":
+            version, view = await self._call(msg.room, Snapshot(current.seat))
+            current.set_floor(max(current.floor, version))
+            self.send(frames.state(msg.room, version, view))
+            self.send(frames.ack(msg.ref, seat=current.seat,
+                                 role="player" if current.seat is not None else "spectator"))
+            return
+        name = self.player.name if self.player else None
+        seat = await self._call(msg.room, Join(self.player_id, name, "player", self.conn_id,
+                                               self._command_id()))
+        # Seated: the spectator's feed and place give way to the seat's.
+        await self._leave(msg.room)
+        await self._attach(msg, seat)
+
+    async def _attach(self, msg: JoinMessage, seat: int | None) -> None:
+        """Opens the feed of the audience ``seat`` (None: watching) and sends the snapshot."""
         channel = frames.audience_channel(msg.room, seat)
         membership = Membership(seat, channel)
         # Every change of the room reaches this connection through the feed:
