@@ -29,6 +29,7 @@ from app.api import authenticate, router
 from app.broker import make_broker
 from app.cluster import Cluster
 from app.db import sqlite_file
+from app.edge import BodyLimit, SecurityHeaders, redact_server_logs
 from app.gateway import serve_socket
 from app.loopwatch import LoopWatch
 from app.rooms import RoomRegistry
@@ -62,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logs.configure()
+        redact_server_logs()  # again: a server may configure its logging after the import
         store = Store(settings.database_url)
         await store.start()
         broker = make_broker(settings.redis_url)
@@ -94,7 +96,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await broker.close()
             await store.close()
 
+    redact_server_logs()
     app = KartuApp(title="kartu", lifespan=lifespan)
+    # The last added runs first: every answer, a refused body's too, gets the headers.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeaders)
     app.include_router(router)
     app.include_router(daily.router)
 

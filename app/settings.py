@@ -10,6 +10,16 @@
   daily-deal options of app/daily.py (e.g. shorter matches on a test server).
 - ``KARTU_SEND_BUFFER``: bytes that may wait for one client's socket (on the
   direct frame path of app/wsprotocol.py) before it is dropped as too slow.
+- ``KARTU_MAX_JSON_DEPTH``: deepest nesting a WebSocket frame may have.
+- ``KARTU_MAX_BODY``: largest HTTP request body, in bytes (413 above).
+- ``KARTU_GUESTS_BURST`` / ``KARTU_GUESTS_PER_MIN``, ``KARTU_ROOMS_BURST`` /
+  ``KARTU_ROOMS_PER_MIN``: per client address, how many guests (rooms) may
+  be created at once and how fast that allowance refills (burst 0: no limit).
+- ``KARTU_MAX_OPEN_ROOMS``: rooms one player may own that are waiting or
+  being played (0: no cap).
+- ``KARTU_MAX_WS_PER_ADDRESS``: open game sockets per client address (0: no cap).
+- ``KARTU_JOIN_COST``: how many messages a ``join`` or ``leave`` counts as
+  in a connection's flood level.
 """
 
 from __future__ import annotations
@@ -65,5 +75,25 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("KARTU_SEND_BUFFER", "send_buffer_bytes"),
     )
     send_queue_size: int = 512
+    # What one client may ask for (app/edge.py, app/api.py, app/gateway.py).
+    max_body_bytes: int = Field(
+        default=16_384, validation_alias=AliasChoices("KARTU_MAX_BODY", "max_body_bytes"))
+    guests_burst: int = Field(
+        default=20, validation_alias=AliasChoices("KARTU_GUESTS_BURST", "guests_burst"))
+    guests_per_min: float = Field(
+        default=30, validation_alias=AliasChoices("KARTU_GUESTS_PER_MIN", "guests_per_min"))
+    rooms_burst: int = Field(
+        default=20, validation_alias=AliasChoices("KARTU_ROOMS_BURST", "rooms_burst"))
+    rooms_per_min: float = Field(
+        default=30, validation_alias=AliasChoices("KARTU_ROOMS_PER_MIN", "rooms_per_min"))
+    max_open_rooms: int = Field(
+        default=5, validation_alias=AliasChoices("KARTU_MAX_OPEN_ROOMS", "max_open_rooms"))
+    max_ws_per_address: int = Field(
+        default=64,
+        validation_alias=AliasChoices("KARTU_MAX_WS_PER_ADDRESS", "max_ws_per_address"))
+    # A join or leave is several messages' worth: each one sends frames to
+    # every member of the room, so cycling them is a flood of its own.
+    join_cost: float = Field(
+        default=5, validation_alias=AliasChoices("KARTU_JOIN_COST", "join_cost"))
     # How long a finished or empty room stays in memory, in seconds.
     room_idle_s: int = 1800
