@@ -3,6 +3,10 @@
 Errors a client should act on come back as ``{"code", "message"}`` (with the
 HTTP status saying how bad); request bodies that don't fit the schema are
 FastAPI's usual 422.
+
+Creating guests and rooms is limited per client address (a token bucket
+each, app/edge.py: 429 ``rate_limited``), and the rooms a player owns that
+are waiting or being played are capped (409 ``too_many_rooms``).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from pydantic import BaseModel, Field, field_validator
 
+from app.edge import TokenBuckets, client_address, rate_limited
 from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.store import PlayerRecord, Store
@@ -56,6 +61,17 @@ async def require_player(
     return player
 
 
+def take_token(request: Request, buckets: str, what: str) -> None:
+    """Takes one of the client address's tokens in ``app.state.<buckets>``, or
+    refuses the request with 429 (nothing else has been done then)."""
+    limiter: TokenBuckets | None = getattr(request.app.state, buckets, None)
+    if limiter is None:
+        return
+    wait = limiter.take(client_address(request.scope))
+    if wait is not None:
+        raise rate_limited(what, wait)
+
+
 CurrentPlayer = Annotated[PlayerRecord, Depends(require_player)]
 Registry = Annotated[RoomRegistry, Depends(get_registry)]
 
@@ -78,8 +94,9 @@ class RoomIn(BaseModel):
 
 
 @router.post("/api/guests", status_code=201)
-async def create_guest(body: GuestIn, store: Annotated[Store, Depends(get_store)]
-                       ) -> dict[str, Any]:
+async def create_guest(body: GuestIn, store: Annotated[Store, Depends(get_store)],
+                       request: Request) -> dict[str, Any]:
+    take_token(request, "guest_buckets", "new guests")
     player = await store.create_player(body.name)
     return {"player_id": player.id, "name": player.name, "token": player.token}
 
@@ -100,7 +117,8 @@ async def list_games() -> list[dict[str, Any]]:
 
 @router.post("/api/rooms", status_code=201)
 async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
-                      settings: Annotated[Settings, Depends(get_settings)]) -> dict[str, Any]:
+                      settings: Annotated[Settings, Depends(get_settings)],
+                      request: Request) -> dict[str, Any]:
     game = find_game(body.game)
     if game is None:
         raise ApiError(422, "unknown_game", f"there is no game {body.game!r}")
@@ -112,6 +130,13 @@ async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
         options = validate_room_options(game, body.options, seats)
     except BadOptions as err:
         raise ApiError(422, "bad_options", str(err)) from err
+    if settings.max_open_rooms > 0:
+        owned = sum(1 for s in await registry.lobby() if s["owner_id"] == player.id)
+        if owned >= settings.max_open_rooms:
+            raise ApiError(409, "too_many_rooms",
+                           f"you have {owned} rooms waiting or being played (at most "
+                           f"{settings.max_open_rooms}): finish or leave one first")
+    take_token(request, "room_buckets", "new rooms")
     actor = await registry.create(game, seats, options, player.id)
     return actor.core.summary()
 

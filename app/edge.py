@@ -205,6 +205,29 @@ class TokenBuckets:
         return None
 
 
+class AddressCap:
+    """Counts open game sockets per client address; ``cap`` 0: no cap."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.open: dict[str, int] = {}
+
+    def try_open(self, address: str) -> bool:
+        """Counts one more socket for ``address``, unless it is at the cap (False)."""
+        count = self.open.get(address, 0)
+        if self.cap > 0 and count >= self.cap:
+            return False
+        self.open[address] = count + 1
+        return True
+
+    def closed(self, address: str) -> None:
+        count = self.open.get(address, 0) - 1
+        if count > 0:
+            self.open[address] = count
+        else:
+            self.open.pop(address, None)
+
+
 def client_address(scope: Scope) -> str:
     """The client's address as the server saw it (behind a proxy, run uvicorn with
     ``--proxy-headers`` so that this is the client's, not the proxy's)."""

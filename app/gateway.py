@@ -12,9 +12,11 @@ ASGI server they go through a bounded outgoing queue drained by a writer task.
 Abuse handling, in the order it bites:
 
 - a frame larger than ``max_frame_bytes`` closes the socket (1009);
-- the *flood level* rises by one per message and drains at ``flood_rate``
-  per second; above ``flood_refuse_level`` messages are refused with
-  ``rate_limited``, above ``flood_close_level`` the socket is closed (1008);
+- the *flood level* rises by one per message (a ``join`` or ``leave`` by
+  ``join_cost``: each one sends frames to every member of the room) and
+  drains at ``flood_rate`` per second; above ``flood_refuse_level`` messages
+  are refused with ``rate_limited``, above ``flood_close_level`` the socket
+  is closed (1008);
 - a client that does not read fast enough (more than ``send_buffer_bytes``
   waiting on the direct path, ``send_queue_size`` frames on the queue) is
   dropped (1013) instead of being buffered forever.
@@ -61,6 +63,7 @@ log = logging.getLogger("kartu.gateway")
 CLOSE_TOO_BIG = 1009
 CLOSE_POLICY = 1008
 CLOSE_TOO_SLOW = 1013
+CLOSE_TRY_LATER = 1013  # also: too many sockets from one address (app/main.py)
 CLOSE_BAD_TOKEN = 4401
 
 
@@ -227,6 +230,18 @@ class Connection:
             return False
         return True
 
+    def _admit_costly(self, ref: int | str | None) -> bool:
+        """Flood control for a join or leave, counted as ``join_cost`` messages
+        (one of them counted already by :meth:`_admit`): False if refused."""
+        self._flood_level += max(0.0, self.settings.join_cost - 1)
+        if self._flood_level > self.settings.flood_close_level:
+            self.close_soon(CLOSE_POLICY, "flooding: too many joins and leaves")
+            return False
+        if self._flood_level > self.settings.flood_refuse_level:
+            self.send(frames.error("rate_limited", "slow down: too many joins and leaves", ref))
+            return False
+        return True
+
     async def _dispatch(self, text: str) -> None:
         if json_depth_over(text, self.settings.max_json_depth):
             # Refused unparsed: nothing deeper ever reaches a recursive parser,
@@ -279,10 +294,12 @@ class Connection:
         elif isinstance(msg, PingMessage):
             self.send(frames.dumps({"type": "pong", "ref": msg.ref, "server_time": now_ms()}))
         elif isinstance(msg, JoinMessage):
-            await self._join(msg)
+            if self._admit_costly(msg.ref):
+                await self._join(msg)
         elif isinstance(msg, LeaveMessage):
-            await self._leave(msg.room)
-            self.send(frames.ack(msg.ref))
+            if self._admit_costly(msg.ref):
+                await self._leave(msg.room)
+                self.send(frames.ack(msg.ref))
         elif isinstance(msg, AddBotMessage):
             seat = await self._call(msg.room, AddBot(self.player_id, self._command_id()))
             self.send(frames.ack(msg.ref, seat=seat))

@@ -29,8 +29,15 @@ from app.api import authenticate, router
 from app.broker import make_broker
 from app.cluster import Cluster
 from app.db import sqlite_file
-from app.edge import BodyLimit, SecurityHeaders, redact_server_logs
-from app.gateway import serve_socket
+from app.edge import (
+    AddressCap,
+    BodyLimit,
+    SecurityHeaders,
+    TokenBuckets,
+    client_address,
+    redact_server_logs,
+)
+from app.gateway import CLOSE_TRY_LATER, serve_socket
 from app.loopwatch import LoopWatch
 from app.rooms import RoomRegistry
 from app.settings import Settings
@@ -101,6 +108,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The last added runs first: every answer, a refused body's too, gets the headers.
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders)
+    # Per client address (app/api.py): guests and rooms created.
+    app.state.guest_buckets = TokenBuckets(settings.guests_burst, settings.guests_per_min)
+    app.state.room_buckets = TokenBuckets(settings.rooms_burst, settings.rooms_per_min)
     app.include_router(router)
     app.include_router(daily.router)
 
@@ -119,13 +129,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "process": registry.process_id, "collector": collector.watch().summary(),
                 "loop": request.app.state.loop_watch.summary()}
 
+    sockets = app.state.sockets = AddressCap(settings.max_ws_per_address)
+
     @app.websocket("/ws")
     async def websocket(websocket: WebSocket) -> None:
-        state = websocket.app.state
-        token = websocket.query_params.get("token")
-        player = await authenticate(state.store, token)
-        await serve_socket(websocket, player, bool(token), settings, state.registry,
-                           state.feeds)
+        address = client_address(websocket.scope)
+        if not sockets.try_open(address):
+            # Accepted to be closed with a code and reason a client can show.
+            await websocket.accept()
+            await websocket.close(CLOSE_TRY_LATER, "too many connections from your address")
+            return
+        try:
+            state = websocket.app.state
+            token = websocket.query_params.get("token")
+            player = await authenticate(state.store, token)
+            await serve_socket(websocket, player, bool(token), settings, state.registry,
+                               state.feeds)
+        finally:
+            sockets.closed(address)
 
     app.direct_websockets["/ws"] = websocket
 
