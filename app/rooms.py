@@ -34,7 +34,8 @@ from typing import Any
 from app.broker import Broker
 from app.cluster import Cluster
 from app.feeds import Feeds
-from app.frames import change_frames, envelope_of, room_channels
+from app.frames import change_frames, envelope, envelope_of, room_channels
+from app.frames import spectators as spectators_frame
 from app.settings import Settings
 from app.snapshots import RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
@@ -349,6 +350,21 @@ class RoomRegistry:
         spread = cls.SNAPSHOT_SPREAD
         return (cls.SNAPSHOT_EVERY_ENTRIES - spread // 2
                 + zlib.crc32(room_id.encode()) % spread)
+
+    def watchers_changed(self, room: RoomCore) -> None:
+        """RoomSink: the spectator count changed, without a new version.
+
+        One small ``spectators`` frame for every audience of the room,
+        published on the broker, which hands it to this process's feeds and
+        (with Redis) to the other processes'; nothing is saved for it. Its
+        envelope says the version after the room's current one, so that every
+        connection takes it whatever snapshot it was sent (a frame at or below
+        a connection's snapshot version is dropped as older than it).
+        """
+        message = envelope(room.version + 1,
+                           spectators_frame(room.room_id, room.version, room.spectators))
+        for channel in room_channels(room.room_id, room.seat_count):
+            self.broker.publish(channel, message)
 
     def finished(self, room: RoomCore, outcome: Outcome) -> None:
         self._statuses[room.room_id] = room.status

@@ -379,7 +379,7 @@ class RoomCore:
             if self.private:
                 raise RoomError("forbidden", "this room cannot be watched")
             self.watchers.add(cmd.conn)
-            self._emit(now, [{"kind": "spectator_joined", "spectators": self.spectators}])
+            self._watchers_changed(now, "spectator_joined")
             return None
         if cmd.player_id is None:
             raise RoomError("forbidden", "sign in as a guest to take a seat; anyone may watch")
@@ -403,7 +403,7 @@ class RoomCore:
     def _leave(self, cmd: Leave, now: int) -> None:
         if cmd.seat is None:
             self.watchers.discard(cmd.conn)
-            self._emit(now, [{"kind": "spectator_left", "spectators": self.spectators}])
+            self._watchers_changed(now, "spectator_left")
             return
         seat = self.seats[cmd.seat]
         if seat.player_id != cmd.player_id:
@@ -414,6 +414,24 @@ class RoomCore:
             # Before the game starts, leaving gives the seat up.
             seat.player_id = seat.name = None
         self._emit(now, [event])
+
+    def _watchers_changed(self, now: int, kind: str) -> None:
+        """A spectator came or went: only the count, and whether anyone watches.
+
+        Counted in :attr:`room_changes` (views made from now on show the
+        count, and the spectators' audience comes or goes) but not in the
+        version, and sent as one small frame to every member (the sink's
+        ``watchers_changed``) rather than a full state each: a thousand
+        spectators joining must not cost a million states. A sink without
+        ``watchers_changed`` gets a change with the ``kind`` event, as before.
+        """
+        self.room_changes += 1
+        self.last_activity = now
+        notify = getattr(self.sink, "watchers_changed", None)
+        if notify is None:
+            self._emit(now, [{"kind": kind, "spectators": self.spectators}])
+        else:
+            notify(self)
 
     def _require_owner(self, player_id: str | None, what: str) -> None:
         if player_id is None or player_id != self.owner_id:

@@ -84,6 +84,7 @@ class RoomScreen {
     this.unsubscribe = [
       socket.on('state', (msg) => this.onState(msg)),
       socket.on('event', (msg) => this.onEvent(msg)),
+      socket.on('spectators', (msg) => this.onSpectators(msg)),
       socket.on('error', (err) => this.table?.showError(err)),
       socket.on('open', ({ reconnect }) => {
         if (reconnect || !this.joined) this.join();
@@ -167,6 +168,14 @@ class RoomScreen {
     }
     this.table.update(msg.view, msg.version);
     if (this.daily) this.renderStrip(msg.view.phase);
+  }
+
+  /** A spectator came or went: the table shows the new count (states show it too). */
+  onSpectators(msg) {
+    const view = this.table?.view;
+    if (this.closed || String(msg.room) !== this.roomId || !view?.room) return;
+    if (typeof msg.version === 'number' && msg.version < this.table.version) return;
+    this.table.update({ ...view, room: { ...view.room, spectators: msg.count } }, this.table.version);
   }
 
   renderStrip(phase) {
