@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Request
+from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
 from pydantic import BaseModel, Field, field_validator
 
 from app.edge import TokenBuckets, client_address, rate_limited
@@ -50,12 +50,17 @@ async def authenticate(store: Store, token: str | None) -> PlayerRecord | None:
     return await store.player_by_token(token)
 
 
+def bearer_token(authorization: str | None) -> str | None:
+    scheme, _, token = (authorization or "").partition(" ")
+    return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
 async def require_player(
     store: Annotated[Store, Depends(get_store)],
     authorization: Annotated[str | None, Header()] = None,
 ) -> PlayerRecord:
-    scheme, _, token = (authorization or "").partition(" ")
-    player = await authenticate(store, token.strip()) if scheme.lower() == "bearer" else None
+    token = bearer_token(authorization)
+    player = await authenticate(store, token) if token else None
     if player is None:
         raise ApiError(401, "unauthorized", "send Authorization: Bearer <guest token>")
     return player
@@ -99,6 +104,25 @@ async def create_guest(body: GuestIn, store: Annotated[Store, Depends(get_store)
     take_token(request, "guest_buckets", "new guests")
     player = await store.create_player(body.name)
     return {"player_id": player.id, "name": player.name, "token": player.token}
+
+
+@router.post("/api/guests/me/token")
+async def rotate_token(player: CurrentPlayer, store: Annotated[Store, Depends(get_store)],
+                       authorization: Annotated[str | None, Header()] = None
+                       ) -> dict[str, Any]:
+    """A new token for the caller; the one the call was made with stops working."""
+    token = await store.replace_token(player.id, bearer_token(authorization) or "")
+    if token is None:
+        raise ApiError(401, "unauthorized", "that token was replaced meanwhile")
+    return {"player_id": player.id, "name": player.name, "token": token}
+
+
+@router.post("/api/guests/me/signout", status_code=204)
+async def sign_out(player: CurrentPlayer, store: Annotated[Store, Depends(get_store)],
+                   authorization: Annotated[str | None, Header()] = None) -> Response:
+    """The caller's token stops working, and no other replaces it."""
+    await store.replace_token(player.id, bearer_token(authorization) or "", keep=False)
+    return Response(status_code=204)
 
 
 @router.get("/api/games")

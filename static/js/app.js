@@ -9,7 +9,7 @@
 //
 // One WebSocket serves the whole page; the open screen subscribes to it.
 
-import { inviteUrl, loadIdentity, onIdentityChange, clearIdentity } from './api.js';
+import { inviteUrl, loadIdentity, onIdentityChange, clearIdentity, signOut } from './api.js';
 import { installCardSprite } from './cards.js';
 import { h, mount } from './dom.js';
 import { cls } from './ui.js';
@@ -258,7 +258,19 @@ function renderWho() {
   if (!who) return;
   const identity = loadIdentity();
   mount(who, identity
-    ? [h('span', { class: 'who-dot', 'aria-hidden': 'true' }), h('span', { testid: 'whoami' }, identity.name)]
+    ? [h('span', { class: 'who-dot', 'aria-hidden': 'true' }), h('span', { testid: 'whoami' }, identity.name),
+      h('button', {
+        type: 'button', class: 'btn btn-small btn-ghost signout', testid: 'sign-out',
+        title: 'Forget this guest on this browser and on the server',
+        onclick: async () => {
+          try {
+            await signOut();
+          } catch {
+            return; // the server cannot be reached: stay signed in rather than lose the pass
+          }
+          navigate('/');
+        },
+      }, 'Sign out')]
     : h('span', { class: 'muted' }, 'guest'));
 }
 
