@@ -8,6 +8,9 @@ Terms:
 - *non-finite number*: ``NaN``, ``Infinity``, ``-Infinity``: accepted by
   Python's JSON parser, not JSON, and not serialisable in a reply (they
   turned a 422 into a 500). A JSON body holding one is refused with 422.
+- *JSON depth*: how deeply a body nests arrays and objects; no request
+  needs more than a few levels, and a deep one only costs the parser's
+  stack (:data:`MAX_BODY_DEPTH`; 422 ``bad_json``).
 - *token bucket*: per client address, ``burst`` tokens that refill at
   ``per_minute``; each request of a limited kind takes one, and with none
   left it is refused with 429 ``rate_limited``.
@@ -31,6 +34,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from fastapi import HTTPException
+
+from app.actions import json_depth_over
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -67,6 +72,9 @@ def non_finite_number(body: bytes) -> str | None:
         word = str(err)
         return word if word in ("NaN", "Infinity", "-Infinity") else None
     return None
+
+
+MAX_BODY_DEPTH = 32
 
 
 class BodyLimit:
@@ -111,6 +119,11 @@ class BodyLimit:
                 break
         body = b"".join(chunks)
         if body and _is_json(scope):
+            if json_depth_over(body.decode("utf-8", "replace"), MAX_BODY_DEPTH):
+                await _send_json(send, 422, {
+                    "code": "bad_json",
+                    "message": f"JSON nested deeper than {MAX_BODY_DEPTH} levels"})
+                return
             word = non_finite_number(body)
             if word is not None:
                 await _send_json(send, 422, {

@@ -71,6 +71,12 @@ def test_non_finite_numbers_are_refused_with_422(live_server: LiveServer, body: 
     assert response.status_code == 422 and response.json()["code"] == "bad_json"
 
 
+def test_a_deeply_nested_body_is_refused_with_422(live_server: LiveServer) -> None:
+    response = httpx.post(f"{live_server.url}/api/guests", content="[" * 3000 + "]" * 3000,
+                          headers={"Content-Type": "application/json"})
+    assert response.status_code == 422 and response.json()["code"] == "bad_json"
+
+
 def test_non_finite_number_finder() -> None:
     assert non_finite_number(b'{"name": "NaN Infinity"}') is None
     assert non_finite_number(b'{"a": [1, NaN]}') == "NaN"
