@@ -351,16 +351,42 @@ class RoomRegistry:
         return (cls.SNAPSHOT_EVERY_ENTRIES - spread // 2
                 + zlib.crc32(room_id.encode()) % spread)
 
+    # How long spectator counts of one room are gathered into one frame.
+    COUNT_EVERY_S = 0.2
+    _counts_due: set[str] | None = None  # rooms whose count frame is scheduled
+
     def watchers_changed(self, room: RoomCore) -> None:
         """RoomSink: the spectator count changed, without a new version.
 
-        One small ``spectators`` frame for every audience of the room,
-        published on the broker, which hands it to this process's feeds and
-        (with Redis) to the other processes'; nothing is saved for it. Its
-        envelope says the version after the room's current one, so that every
-        connection takes it whatever snapshot it was sent (a frame at or below
-        a connection's snapshot version is dropped as older than it).
+        The members hear it as one small ``spectators`` frame per audience,
+        at most one per room every COUNT_EVERY_S with the count as it is
+        then: a crowd of spectators arriving at once costs each member a few
+        frames, not one per arrival. Nothing is saved for it.
         """
+        due = self._counts_due
+        if due is None:
+            due = self._counts_due = set()
+        if room.room_id in due:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # driven synchronously (tests): at once
+            self._send_count(room)
+            return
+        due.add(room.room_id)
+        loop.call_later(self.COUNT_EVERY_S, self._send_count, room)
+
+    def _send_count(self, room: RoomCore) -> None:
+        """Publishes the room's spectator count on every audience's channel.
+
+        On the broker, which hands it to this process's feeds and (with
+        Redis) to the other processes'. Its envelope says the version after
+        the room's current one, so that every connection takes it whatever
+        snapshot it was sent (a frame at or below a connection's snapshot
+        version is dropped as older than it).
+        """
+        if self._counts_due is not None:
+            self._counts_due.discard(room.room_id)
         message = envelope(room.version + 1,
                            spectators_frame(room.room_id, room.version, room.spectators))
         for channel in room_channels(room.room_id, room.seat_count):
