@@ -3,17 +3,30 @@
 Errors a client should act on come back as ``{"code", "message"}`` (with the
 HTTP status saying how bad); request bodies that don't fit the schema are
 FastAPI's usual 422.
+
+Creating guests and rooms is limited per client address (a token bucket
+each, app/edge.py: 429 ``rate_limited``), and the rooms a player owns that
+are waiting or being played are capped (409 ``too_many_rooms``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field, field_validator
 
 from app.daily import replay_is_private
-from app.deps import ApiError, CurrentPlayer, Registry, SettingsDep, StoreDep
+from app.deps import (
+    ApiError,
+    AuthorizationHeader,
+    CurrentPlayer,
+    Registry,
+    SettingsDep,
+    StoreDep,
+    bearer_token,
+    take_token,
+)
 from engine.errors import BadOptions
 from engine.games import all_games, find_game
 from engine.options import common_defaults, validate_room_options
@@ -39,9 +52,29 @@ class RoomIn(BaseModel):
 
 
 @router.post("/api/guests", status_code=201)
-async def create_guest(body: GuestIn, store: StoreDep) -> dict[str, Any]:
+async def create_guest(body: GuestIn, store: StoreDep, request: Request) -> dict[str, Any]:
+    take_token(request, "guest_buckets", "new guests")
     player = await store.create_player(body.name)
     return {"player_id": player.id, "name": player.name, "token": player.token}
+
+
+@router.post("/api/guests/me/token")
+async def rotate_token(player: CurrentPlayer, store: StoreDep,
+                       authorization: AuthorizationHeader = None
+                       ) -> dict[str, Any]:
+    """A new token for the caller; the one the call was made with stops working."""
+    token = await store.replace_token(player.id, bearer_token(authorization) or "")
+    if token is None:
+        raise ApiError(401, "unauthorized", "that token was replaced meanwhile")
+    return {"player_id": player.id, "name": player.name, "token": token}
+
+
+@router.post("/api/guests/me/signout", status_code=204)
+async def sign_out(player: CurrentPlayer, store: StoreDep,
+                   authorization: AuthorizationHeader = None) -> Response:
+    """The caller's token stops working, and no other replaces it."""
+    await store.replace_token(player.id, bearer_token(authorization) or "", keep=False)
+    return Response(status_code=204)
 
 
 @router.get("/api/games")
@@ -61,7 +94,7 @@ async def list_games() -> list[dict[str, Any]]:
 
 @router.post("/api/rooms", status_code=201)
 async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
-                      settings: SettingsDep) -> dict[str, Any]:
+                      settings: SettingsDep, request: Request) -> dict[str, Any]:
     game = find_game(body.game)
     if game is None:
         raise ApiError(422, "unknown_game", f"there is no game {body.game!r}")
@@ -72,6 +105,13 @@ async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
         options = validate_room_options(game, body.options, seats)
     except BadOptions as err:
         raise ApiError(422, "bad_options", str(err)) from err
+    if settings.max_open_rooms > 0:
+        owned = sum(1 for s in await registry.lobby() if s["owner_id"] == player.id)
+        if owned >= settings.max_open_rooms:
+            raise ApiError(409, "too_many_rooms",
+                           f"you have {owned} rooms waiting or being played (at most "
+                           f"{settings.max_open_rooms}): finish or leave one first")
+    take_token(request, "room_buckets", "new rooms")
     actor = await registry.create(game, seats, options, player.id)
     return actor.core.summary()
 

@@ -19,6 +19,7 @@ from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
 
+from app.edge import TokenBuckets, client_address, rate_limited
 from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.store import PlayerRecord, Store
@@ -53,18 +54,24 @@ async def authenticate(store: Store, token: str | None) -> PlayerRecord | None:
     return await store.player_by_token(token)
 
 
+AuthorizationHeader = Annotated[str | None, Header()]
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, else None."""
+    scheme, _, token = (authorization or "").partition(" ")
+    return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
 async def optional_player(
-    store: StoreDep, authorization: Annotated[str | None, Header()] = None
+    store: StoreDep, authorization: AuthorizationHeader = None
 ) -> PlayerRecord | None:
     """The Bearer token's player, or None (no token, or one nobody holds)."""
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return await authenticate(store, token.strip())
+    return await authenticate(store, bearer_token(authorization))
 
 
 async def require_player(
-    store: StoreDep, authorization: Annotated[str | None, Header()] = None
+    store: StoreDep, authorization: AuthorizationHeader = None
 ) -> PlayerRecord:
     """The Bearer token's player; 401 without one."""
     player = await optional_player(store, authorization)
@@ -75,3 +82,14 @@ async def require_player(
 
 CurrentPlayer = Annotated[PlayerRecord, Depends(require_player)]
 OptionalPlayer = Annotated[PlayerRecord | None, Depends(optional_player)]
+
+
+def take_token(request: Request, buckets: str, what: str) -> None:
+    """Takes one of the client address's tokens in ``app.state.<buckets>``, or
+    refuses the request with 429 (nothing else has been done then)."""
+    limiter: TokenBuckets | None = getattr(request.app.state, buckets, None)
+    if limiter is None:
+        return
+    wait = limiter.take(client_address(request.scope))
+    if wait is not None:
+        raise rate_limited(what, wait)

@@ -52,6 +52,12 @@ def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
     return dumps({"type": "state", "room": room_id, "version": version, "view": view})
 
 
+def spectators(room_id: str, version: int, count: int) -> bytes:
+    """How many watch a room, as of its ``version`` (a spectator coming or going
+    is no change of the room's version: no state is sent for it)."""
+    return dumps({"type": "spectators", "room": room_id, "version": version, "count": count})
+
+
 def envelope_of(version: int, data: bytes) -> bytes:
     """The envelope of frames already framed (``data``: wire bytes)."""
     return b"%d\n%s" % (version, data)

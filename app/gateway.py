@@ -13,9 +13,11 @@ ASGI server they go through a bounded outgoing queue drained by a writer task.
 Abuse handling, in the order it bites:
 
 - a frame larger than ``max_frame_bytes`` closes the socket (1009);
-- the *flood level* rises by one per message and drains at ``flood_rate``
-  per second; above ``flood_refuse_level`` messages are refused with
-  ``rate_limited``, above ``flood_close_level`` the socket is closed (1008);
+- the *flood level* rises by one per message (a ``join`` or ``leave`` by
+  ``join_cost``: each one sends frames to every member of the room) and
+  drains at ``flood_rate`` per second; above ``flood_refuse_level`` messages
+  are refused with ``rate_limited``, above ``flood_close_level`` the socket
+  is closed (1008);
 - a client that does not read fast enough (more than ``send_buffer_bytes``
   waiting on the direct path, ``send_queue_size`` frames on the queue) is
   dropped (1013) instead of being buffered forever; on the direct path, so
@@ -38,6 +40,7 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
 from app import frames
+from app.actions import check_action, json_depth_over
 from app.feeds import Feeds
 from app.messages import (
     ActMessage,
@@ -53,6 +56,8 @@ from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.store import PlayerRecord
 from app.wsprotocol import Receiver, frame_path, unwire, wire
+from engine.game import Game
+from engine.games import find_game
 from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
 
 log = logging.getLogger("kartu.gateway")
@@ -60,6 +65,7 @@ log = logging.getLogger("kartu.gateway")
 CLOSE_TOO_BIG = 1009
 CLOSE_POLICY = 1008
 CLOSE_TOO_SLOW = 1013
+CLOSE_TRY_LATER = 1013  # also: too many sockets from one address (app/main.py)
 CLOSE_BAD_TOKEN = 4401
 
 
@@ -72,6 +78,7 @@ class Membership:
     feed: int | None = None  # handle of this connection's attachment to the channel's feed
     floor: int = -1  # frames at or below this version are older than the snapshot sent
     receiver: Receiver | None = None  # the attachment, on the direct frame path
+    game: Game | None = None  # the room's game, whose action schema an act is checked against
 
     def set_floor(self, version: int) -> None:
         self.floor = version
@@ -229,7 +236,25 @@ class Connection:
             return False
         return True
 
+    def _admit_costly(self, ref: int | str | None) -> bool:
+        """Flood control for a join or leave, counted as ``join_cost`` messages
+        (one of them counted already by :meth:`_admit`): False if refused."""
+        self._flood_level += max(0.0, self.settings.join_cost - 1)
+        if self._flood_level > self.settings.flood_close_level:
+            self.close_soon(CLOSE_POLICY, "flooding: too many joins and leaves")
+            return False
+        if self._flood_level > self.settings.flood_refuse_level:
+            self.send(frames.error("rate_limited", "slow down: too many joins and leaves", ref))
+            return False
+        return True
+
     async def _dispatch(self, text: str) -> None:
+        if json_depth_over(text, self.settings.max_json_depth):
+            # Refused unparsed: nothing deeper ever reaches a recursive parser,
+            # validator or serialiser (an action's log entry, a reply).
+            self.send(frames.error(
+                "bad_message", f"JSON nested deeper than {self.settings.max_json_depth} levels"))
+            return
         try:
             raw = orjson.loads(text)
         except orjson.JSONDecodeError:
@@ -265,16 +290,22 @@ class Connection:
             membership = self.memberships.get(msg.room)
             if membership is None or membership.seat is None:
                 raise RoomError("forbidden", "join the room as a player before acting")
-            await self.registry.call(msg.room, Act(self.player_id, membership.seat, msg.action,
+            # Checked against the game's schema before the room sees it: only
+            # the fields the action's kind reads reach the room and its log.
+            action = (check_action(membership.game, msg.action) if membership.game is not None
+                      else msg.action)
+            await self.registry.call(msg.room, Act(self.player_id, membership.seat, action,
                                                    self._command_id()))
             self.send(frames.ack(msg.ref))
         elif isinstance(msg, PingMessage):
             self.send(frames.dumps({"type": "pong", "ref": msg.ref, "server_time": now_ms()}))
         elif isinstance(msg, JoinMessage):
-            await self._join(msg)
+            if self._admit_costly(msg.ref):
+                await self._join(msg)
         elif isinstance(msg, LeaveMessage):
-            await self._leave(msg.room)
-            self.send(frames.ack(msg.ref))
+            if self._admit_costly(msg.ref):
+                await self._leave(msg.room)
+                self.send(frames.ack(msg.ref))
         elif isinstance(msg, AddBotMessage):
             seat = await self._call(msg.room, AddBot(self.player_id, self._command_id()))
             self.send(frames.ack(msg.ref, seat=seat))
@@ -283,11 +314,40 @@ class Connection:
             self.send(frames.ack(msg.ref))
 
     async def _join(self, msg: JoinMessage) -> None:
-        if msg.room in self.memberships:
-            await self._leave(msg.room)
+        current = self.memberships.get(msg.room)
+        if current is not None:
+            await self._join_again(msg, current)
+            return
         name = self.player.name if self.player else None
         seat = await self._call(msg.room, Join(self.player_id, name, msg.role, self.conn_id,
                                                self._command_id()))
+        await self._attach(msg, seat)
+
+    async def _join_again(self, msg: JoinMessage, current: Membership) -> None:
+        """A join for a room this connection is in already: a refusal changes nothing.
+
+        A seated player (either role asked) or a spectator asking to watch
+        again gets the current state again (a resync), never a leave: a
+        leave in a running ranked daily game would abandon it. A spectator
+        asking for a seat takes it only if the room gives one; until then
+        it keeps watching, and a refusal leaves it watching.
+        """
+        if current.seat is not None or msg.role == "spectator":
+            version, view = await self._call(msg.room, Snapshot(current.seat))
+            current.set_floor(max(current.floor, version))
+            self.send(frames.state(msg.room, version, view))
+            self.send(frames.ack(msg.ref, seat=current.seat,
+                                 role="player" if current.seat is not None else "spectator"))
+            return
+        name = self.player.name if self.player else None
+        seat = await self._call(msg.room, Join(self.player_id, name, "player", self.conn_id,
+                                               self._command_id()))
+        # Seated: the spectator's feed and place give way to the seat's.
+        await self._leave(msg.room)
+        await self._attach(msg, seat)
+
+    async def _attach(self, msg: JoinMessage, seat: int | None) -> None:
+        """Opens the feed of the audience ``seat`` (None: watching) and sends the snapshot."""
         channel = frames.audience_channel(msg.room, seat)
         membership = Membership(seat, channel)
         # Every change of the room reaches this connection through the feed:
@@ -317,6 +377,7 @@ class Connection:
         # frames the broker already delivered that are older are skipped.
         version, view = await self._call(msg.room, Snapshot(seat))
         membership.set_floor(version)
+        membership.game = find_game(str(view.get("game")))
         self.send(frames.state(msg.room, version, view))
         self.send(frames.ack(msg.ref, seat=seat, role=msg.role))
 

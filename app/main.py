@@ -26,7 +26,15 @@ from app.broker import make_broker
 from app.cluster import Cluster
 from app.db import sqlite_file
 from app.deps import authenticate
-from app.gateway import serve_socket
+from app.edge import (
+    AddressCap,
+    BodyLimit,
+    SecurityHeaders,
+    TokenBuckets,
+    client_address,
+    redact_server_logs,
+)
+from app.gateway import CLOSE_TRY_LATER, serve_socket
 from app.loopwatch import LoopWatch
 from app.rooms import RoomRegistry
 from app.settings import Settings
@@ -42,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logs.configure()
+        redact_server_logs()  # again: a server may configure its logging after the import
         store = Store(settings.database_url)
         await store.start()
         broker = make_broker(settings.redis_url)
@@ -74,7 +83,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await broker.close()
             await store.close()
 
+    redact_server_logs()
     app = FastAPI(title="kartu", lifespan=lifespan)
+    # The last added runs first: every answer, a refused body's too, gets the headers.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeaders)
+    # Per client address (app/api.py): guests and rooms created.
+    app.state.guest_buckets = TokenBuckets(settings.guests_burst, settings.guests_per_min)
+    app.state.room_buckets = TokenBuckets(settings.rooms_burst, settings.rooms_per_min)
     app.include_router(router)
     app.include_router(daily.router)
 
@@ -93,13 +109,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "process": registry.process_id, "collector": collector.watch().summary(),
                 "loop": request.app.state.loop_watch.summary()}
 
+    sockets = app.state.sockets = AddressCap(settings.max_ws_per_address)
+
     @app.websocket("/ws")
     async def websocket(websocket: WebSocket) -> None:
-        state = websocket.app.state
-        token = websocket.query_params.get("token")
-        player = await authenticate(state.store, token)
-        await serve_socket(websocket, player, bool(token), settings, state.registry,
-                           state.feeds)
+        address = client_address(websocket.scope)
+        if not sockets.try_open(address):
+            # Accepted to be closed with a code and reason a client can show.
+            await websocket.accept()
+            await websocket.close(CLOSE_TRY_LATER, "too many connections from your address")
+            return
+        try:
+            state = websocket.app.state
+            token = websocket.query_params.get("token")
+            player = await authenticate(state.store, token)
+            await serve_socket(websocket, player, bool(token), settings, state.registry,
+                               state.feeds)
+        finally:
+            sockets.closed(address)
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

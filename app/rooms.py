@@ -36,9 +36,11 @@ from app.broker import Broker
 from app.cluster import Cluster
 from app.feeds import Feeds
 from app.frames import change_frames, dumps, envelope_of, loads, room_channels
+from app.frames import spectators as spectators_frame
 from app.settings import Settings
 from app.snapshots import RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
+from app.wsprotocol import wire
 from engine.game import Game, Outcome
 from engine.games import find_game
 from engine.room import Change, Command, RoomActor, RoomCore, RoomError
@@ -101,6 +103,8 @@ class RoomRegistry:
         self._statuses: dict[str, str] = {}
         self._janitor: asyncio.Task[None] | None = None
         self._taking_over: set[str] = set()
+        # Rooms whose spectator count frame is scheduled (_count_changed).
+        self._counts_due: set[str] = set()
         # Called with (room, outcome) when a game ends, after it is recorded.
         self.finish_listeners: list[Callable[[RoomCore, Outcome], Awaitable[None]]] = []
         # Called with (room, change) on every change of a room run here; a
@@ -342,6 +346,9 @@ class RoomRegistry:
         for version, frames in outgoing:
             self.feeds.send(version, frames)
         self._noted(core, changes)
+        if core.spectators_moved:
+            core.spectators_moved = False
+            self._count_changed(core)
         return True
 
     @classmethod
@@ -350,6 +357,43 @@ class RoomRegistry:
         spread = cls.SNAPSHOT_SPREAD
         return (cls.SNAPSHOT_EVERY_ENTRIES - spread // 2
                 + zlib.crc32(room_id.encode()) % spread)
+
+    # How long spectator counts of one room are gathered into one frame.
+    COUNT_EVERY_S = 0.2
+
+    def _count_changed(self, room: RoomCore) -> None:
+        """The spectator count changed, without a new version.
+
+        The members hear it as one small ``spectators`` frame per audience,
+        at most one per room every COUNT_EVERY_S with the count as it is
+        then: a crowd of spectators arriving at once costs each member a few
+        frames, not one per arrival. The room was saved with its watchers first.
+        """
+        due = self._counts_due
+        if room.room_id in due:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # driven synchronously (tests): at once
+            self._send_count(room)
+            return
+        due.add(room.room_id)
+        loop.call_later(self.COUNT_EVERY_S, self._send_count, room)
+
+    def _send_count(self, room: RoomCore) -> None:
+        """Publishes the room's spectator count on every audience's channel.
+
+        On the broker, which hands it to this process's feeds and (with
+        Redis) to the other processes'. Its envelope says the version after
+        the room's current one, so that every connection takes it whatever
+        snapshot it was sent (a frame at or below a connection's snapshot
+        version is dropped as older than it).
+        """
+        self._counts_due.discard(room.room_id)
+        message = envelope_of(room.version + 1, wire(
+            spectators_frame(room.room_id, room.version, room.spectators)))
+        for channel in room_channels(room.room_id, room.seat_count):
+            self.broker.publish(channel, message)
 
     def _finished(self, room: RoomCore, outcome: Outcome) -> None:
         winners = set(outcome.winners)

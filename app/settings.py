@@ -16,6 +16,16 @@
 - ``KARTU_WRITE_STALL_S``: seconds a client's socket may go without taking
   all that waits for it (on the direct frame path) before it is dropped:
   a client that never reads goes, however little its rooms send.
+- ``KARTU_MAX_JSON_DEPTH``: deepest nesting a WebSocket frame may have.
+- ``KARTU_MAX_BODY``: largest HTTP request body, in bytes (413 above).
+- ``KARTU_GUESTS_BURST`` / ``KARTU_GUESTS_PER_MIN``, ``KARTU_ROOMS_BURST`` /
+  ``KARTU_ROOMS_PER_MIN``: per client address, how many guests (rooms) may
+  be created at once and how fast that allowance refills (burst 0: no limit).
+- ``KARTU_MAX_OPEN_ROOMS``: rooms one player may own that are waiting or
+  being played (0: no cap).
+- ``KARTU_MAX_WS_PER_ADDRESS``: open game sockets per client address (0: no cap).
+- ``KARTU_JOIN_COST``: how many messages a ``join`` or ``leave`` counts as
+  in a connection's flood level.
 """
 
 from __future__ import annotations
@@ -46,6 +56,11 @@ class Settings(BaseSettings):
     max_frame_bytes: int = Field(
         default=16_384, validation_alias=AliasChoices("KARTU_MAX_FRAME", "max_frame_bytes")
     )
+    # Deepest nesting of arrays and objects a WebSocket frame may have (the
+    # deepest a valid message needs is 4: close's list of melds in an act).
+    max_json_depth: int = Field(
+        default=8, validation_alias=AliasChoices("KARTU_MAX_JSON_DEPTH", "max_json_depth")
+    )
     daily_secret: str | None = Field(
         default=None, validation_alias=AliasChoices("KARTU_DAILY_SECRET", "daily_secret")
     )
@@ -73,5 +88,25 @@ class Settings(BaseSettings):
     write_stall_s: float = Field(
         default=10.0, validation_alias=AliasChoices("KARTU_WRITE_STALL_S", "write_stall_s"),
     )
+    # What one client may ask for (app/edge.py, app/api.py, app/gateway.py).
+    max_body_bytes: int = Field(
+        default=16_384, validation_alias=AliasChoices("KARTU_MAX_BODY", "max_body_bytes"))
+    guests_burst: int = Field(
+        default=20, validation_alias=AliasChoices("KARTU_GUESTS_BURST", "guests_burst"))
+    guests_per_min: float = Field(
+        default=30, validation_alias=AliasChoices("KARTU_GUESTS_PER_MIN", "guests_per_min"))
+    rooms_burst: int = Field(
+        default=20, validation_alias=AliasChoices("KARTU_ROOMS_BURST", "rooms_burst"))
+    rooms_per_min: float = Field(
+        default=30, validation_alias=AliasChoices("KARTU_ROOMS_PER_MIN", "rooms_per_min"))
+    max_open_rooms: int = Field(
+        default=5, validation_alias=AliasChoices("KARTU_MAX_OPEN_ROOMS", "max_open_rooms"))
+    max_ws_per_address: int = Field(
+        default=64,
+        validation_alias=AliasChoices("KARTU_MAX_WS_PER_ADDRESS", "max_ws_per_address"))
+    # A join or leave is several messages' worth: each one sends frames to
+    # every member of the room, so cycling them is a flood of its own.
+    join_cost: float = Field(
+        default=5, validation_alias=AliasChoices("KARTU_JOIN_COST", "join_cost"))
     # How long a finished or empty room stays in memory, in seconds.
     room_idle_s: int = 1800

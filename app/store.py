@@ -306,6 +306,26 @@ class Store:
             )
         return None if player is None else PlayerRecord(id=player.id, name=player.name)
 
+    async def replace_token(self, player_id: str, token: str, *, keep: bool = True
+                            ) -> str | None:
+        """Replaces the player's token ``token`` (which stops working at once).
+
+        ``keep``: the new token is returned (a rotation); otherwise nobody is
+        told it and the player can no longer be acted for (a sign-out: the
+        row keeps a hash, as the column wants one, of a token nobody has).
+        None if ``token`` is not the player's current one: two rotations at
+        once cannot both win.
+        """
+        new = secrets.token_urlsafe(32)
+        async with self._session() as session, session.begin():
+            result = await session.execute(
+                update(Player)
+                .where(Player.id == player_id, Player.token_hash == token_hash(token))
+                .values(token_hash=token_hash(new)))
+        if getattr(result, "rowcount", 0) != 1:
+            return None
+        return new if keep else ""
+
     async def player_names(self, ids: Iterable[str]) -> dict[str, str]:
         """``{id: name}`` for the ids that exist (unknown ids are left out)."""
         wanted = sorted(set(ids))

@@ -73,6 +73,8 @@ ASGI_HIGH_WATER = 65_536
 CLOSE_TOO_SLOW = 1013
 
 log = logging.getLogger("kartu.wsprotocol")
+# Where uvicorn's WebSocket protocols log an accepted handshake.
+access_log = logging.getLogger("uvicorn.error")
 
 ASGIMessage = MutableMapping[str, Any]
 
@@ -504,6 +506,14 @@ class KartuWebSocketProtocol(asyncio.Protocol):
         self.conn.send_response(response)
         self.write_out()
         self.start_keepalive()
+        if self.config.access_log and self.scope is not None:
+            # As uvicorn's own WebSocket protocols log it.
+            query = self.scope["query_string"].decode("ascii")
+            client = self.client
+            where = "-" if client is None else ":".join(str(part) for part in client
+                                                        if part is not None)
+            access_log.info('%s - "WebSocket %s" [accepted]', where,
+                            self.scope["path"] + (f"?{query}" if query else ""))
 
     async def wait_drained(self) -> None:
         """Until the transport's buffer is empty again, or the socket is gone."""

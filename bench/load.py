@@ -206,6 +206,10 @@ def start_server(kind: str, tmp: Path, core: int | None, env_extra: dict[str, st
            "DATABASE_URL": f"sqlite+aiosqlite:///{(db_dir or tmp) / 'kartu.db'}"}
     for key in ("REDIS_URL", "KARTU_REDIS_PREFIX", "KARTU_SCENARIOS"):
         env.pop(key, None)
+    # Every simulated client comes from loopback: lift the per-address limits
+    # meant for real clients (app/edge.py), or the run measures the refusals.
+    env.update({"KARTU_GUESTS_BURST": "0", "KARTU_ROOMS_BURST": "0",
+                "KARTU_MAX_OPEN_ROOMS": "0", "KARTU_MAX_WS_PER_ADDRESS": "0"})
     env.update(env_extra)
     if kind == "kartu" and compression is None:
         # As kartu is served (app/__main__.py): 64 KiB cap, no per-message compression.

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from engine.schema import ActionFields
+
 Action = dict[str, Any]
 Event = dict[str, Any]
 View = dict[str, Any]
@@ -60,6 +62,9 @@ class Game(Protocol):
     # Options (over the defaults) for a short game, one a coffee break fits;
     # the daily deal plays these.
     short_options: ClassVar[Mapping[str, Any]]
+    # Per action kind, the fields it reads and their shapes (engine.schema):
+    # what the server lets through to a room.
+    action_fields: ClassVar[ActionFields]
 
     @property
     def lowest_wins(self) -> bool:

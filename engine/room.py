@@ -201,6 +201,8 @@ class RoomCore:
     _facts: _RoomFacts | None = field(default=None, init=False, repr=False)
     # Changes made and not yet taken by the runner (take_changes).
     outbox: list[Change] = field(default_factory=list, init=False, repr=False)
+    # The spectators came or went since the runner last looked (it resets it).
+    spectators_moved: bool = field(default=False, init=False, repr=False)
     # Who plays the bot seats (and absent players' turns), looked up once.
     _bot: Bot = field(init=False, repr=False)
 
@@ -357,7 +359,7 @@ class RoomCore:
             if self.private:
                 raise RoomError("forbidden", "this room cannot be watched")
             self.watchers.add(cmd.conn)
-            self._emit(now, [{"kind": "spectator_joined", "spectators": self.spectators}])
+            self._watchers_changed(now)
             return None
         if cmd.player_id is None:
             raise RoomError("forbidden", "sign in as a guest to take a seat; anyone may watch")
@@ -381,7 +383,7 @@ class RoomCore:
     def _leave(self, cmd: Leave, now: int) -> None:
         if cmd.seat is None:
             self.watchers.discard(cmd.conn)
-            self._emit(now, [{"kind": "spectator_left", "spectators": self.spectators}])
+            self._watchers_changed(now)
             return
         seat = self.seats[cmd.seat]
         if seat.player_id != cmd.player_id:
@@ -392,6 +394,19 @@ class RoomCore:
             # Before the game starts, leaving gives the seat up.
             seat.player_id = seat.name = None
         self._emit(now, [event])
+
+    def _watchers_changed(self, now: int) -> None:
+        """A spectator came or went: only the count, and whether anyone watches.
+
+        Counted in :attr:`room_changes` (views made from now on show the
+        count, and the spectators' audience comes or goes) but not in the
+        version: the runner saves the room and sends the members one small
+        count (:attr:`spectators_moved`) rather than a full state each, as a
+        thousand spectators joining must not cost a million states.
+        """
+        self.room_changes += 1
+        self.last_activity = now
+        self.spectators_moved = True
 
     def _require_owner(self, player_id: str | None, what: str) -> None:
         if player_id is None or player_id != self.owner_id:
@@ -782,7 +797,8 @@ class RoomActor:
         except Exception as err:  # a bug must not kill the room for everyone
             log.exception("room %s failed on %r", self.core.room_id, command)
             raise RoomError("internal_error", f"server error: {err}") from err
-        if self.core.version != version and not await self._commit():
+        if (self.core.version != version or self.core.spectators_moved) \
+                and not await self._commit():
             raise RoomError("moved", "the room moved; try again")
         return result
 
@@ -818,7 +834,7 @@ class RoomActor:
 
     async def _commit(self) -> bool:
         changes = self.core.take_changes()
-        if self.commit is None or not changes:
+        if self.commit is None or not (changes or self.core.spectators_moved):
             return True
         try:
             kept = await self.commit(self.core, changes)

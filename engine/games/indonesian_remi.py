@@ -87,6 +87,7 @@ from engine.melds import (
     meld_kind,
 )
 from engine.options import check_int
+from engine.schema import CARD, CARDS, ID, SOURCE, ActionField, ActionFields, action_fields
 
 HAND_SIZE = 7  # IR-3
 DEFAULT_DEALS = 8  # IR-19
@@ -210,6 +211,15 @@ class IndonesianRemi(RummyGame):
     action_kinds: ClassVar[tuple[str, ...]] = (
         "draw", "take", "meld", "lay_off", "discard", "close", "next_deal",
     )
+    action_fields: ClassVar[ActionFields] = action_fields({
+        "draw": {"from": SOURCE},  # read only to refuse anything but "stock"
+        "take": {"card": CARD, "with": CARDS},
+        "meld": {"cards": CARDS},
+        "lay_off": {"card": CARD, "meld": ID},  # refused by the rules (IR: no lay-offs)
+        "discard": {"card": CARD},
+        "close": {"melds": ActionField("str_lists"), "card": CARD},
+        "next_deal": {},
+    })
 
     # -- options --
 

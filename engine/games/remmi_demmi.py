@@ -67,6 +67,7 @@ from engine.errors import BadOptions, IllegalAction, NotYourTurn
 from engine.game import Action, Event, Outcome, View, shallow_copy
 from engine.options import check_int
 from engine.rng import Rng
+from engine.schema import CARDS, ID, ActionField, ActionFields, action_fields
 
 COLOURS = "OPG"
 FIGURES = "RJL"
@@ -95,6 +96,18 @@ _OPTION_KEYS = frozenset(
 _ACTION_KINDS = (
     "start_timer", "reveal", "peek", "offer", "withdraw", "return", "keep", "claim", "next_deal",
 )
+# The fields each kind reads (the _start_timer ... _claim handlers below).
+_ACTION_FIELDS = action_fields({
+    "start_timer": {"speed": ActionField("str", max_chars=16)},
+    "reveal": {},
+    "peek": {},
+    "offer": {"cards": CARDS, "to": ActionField("int", nullable=True, high=63)},
+    "withdraw": {},
+    "return": {"trade": ID},
+    "keep": {"trade": ID},
+    "claim": {"cards": ActionField("str_list", nullable=True)},
+    "next_deal": {},
+})
 SNAPSHOT_VERSION = 1
 
 
@@ -483,6 +496,8 @@ class RemmiDemmi:
     # Three lightning rounds.
     short_options: ClassVar[Mapping[str, Any]] = MappingProxyType(
         {"rounds": 3, "speed": "lightning"})
+    action_kinds: ClassVar[tuple[str, ...]] = _ACTION_KINDS
+    action_fields: ClassVar[ActionFields] = _ACTION_FIELDS
 
     # -- options and setup --
 

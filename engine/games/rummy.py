@@ -72,6 +72,7 @@ from engine.game import Action, Event, Outcome, View, shallow_copy
 from engine.melds import BASIC, MeldRules, all_melds, arrange, extended, meld_kind
 from engine.options import check_int
 from engine.rng import Rng
+from engine.schema import CARD, CARDS, ID, SOURCE, ActionFields, action_fields
 
 PLAYING = "playing"
 DEAL_OVER = "deal_over"
@@ -88,6 +89,14 @@ DEFAULT_DEAL_PAUSE_MS = 6000
 SNAPSHOT_VERSION = 2
 _SCENARIO_KEYS = frozenset({"dealer", "hands", "stock", "discard"})
 _BASE_ACTION_KINDS = ("draw", "meld", "lay_off", "discard", "next_deal")
+# The fields each of those kinds reads (draw, meld, lay_off, discard below).
+_BASE_ACTION_FIELDS = action_fields({
+    "draw": {"from": SOURCE},
+    "meld": {"cards": CARDS},
+    "lay_off": {"card": CARD, "meld": ID},
+    "discard": {"card": CARD},
+    "next_deal": {},
+})
 
 # Penalty values by rank, ace first: ace 1, two to ten at face value, J Q K 10.
 PIP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
@@ -225,6 +234,9 @@ class RummyGame:
     # Options echoed in the view (``options``), in this order.
     view_option_keys: ClassVar[tuple[str, ...]] = ()
     action_kinds: ClassVar[tuple[str, ...]] = _BASE_ACTION_KINDS
+    # Per kind in action_kinds, the fields its transition reads and their
+    # shapes (engine.schema): the server drops anything else before a room sees it.
+    action_fields: ClassVar[ActionFields] = _BASE_ACTION_FIELDS
 
     @property
     def lowest_wins(self) -> bool:

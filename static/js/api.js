@@ -132,6 +132,17 @@ export async function createGuest(name) {
   return loadIdentity();
 }
 
+/** Signs the guest out: the server forgets its token, then so does this browser. */
+export async function signOut() {
+  try {
+    await request('POST', '/api/guests/me/signout', { auth: true });
+  } catch (err) {
+    // A token the server no longer knows is signed out already.
+    if (!(err instanceof ApiError) || err.status !== 401) throw err;
+  }
+  clearIdentity();
+}
+
 export async function fetchGames() {
   return listOf(await request('GET', '/api/games'), 'games');
 }

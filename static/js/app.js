@@ -9,7 +9,7 @@
 //
 // One WebSocket serves the whole page; the open screen subscribes to it.
 
-import { inviteUrl, loadIdentity, onIdentityChange, clearIdentity } from './api.js';
+import { inviteUrl, loadIdentity, onIdentityChange, clearIdentity, signOut } from './api.js';
 import { installCardSprite } from './cards.js';
 import { h, mount } from './dom.js';
 import { cls } from './ui.js';
@@ -84,6 +84,7 @@ class RoomScreen {
     this.unsubscribe = [
       socket.on('state', (msg) => this.onState(msg)),
       socket.on('event', (msg) => this.onEvent(msg)),
+      socket.on('spectators', (msg) => this.onSpectators(msg)),
       socket.on('error', (err) => this.table?.showError(err)),
       socket.on('open', ({ reconnect }) => {
         if (reconnect || !this.joined) this.join();
@@ -169,6 +170,14 @@ class RoomScreen {
     if (this.daily) this.renderStrip(msg.view.phase);
   }
 
+  /** A spectator came or went: the table shows the new count (states show it too). */
+  onSpectators(msg) {
+    const view = this.table?.view;
+    if (this.closed || String(msg.room) !== this.roomId || !view?.room) return;
+    if (typeof msg.version === 'number' && msg.version < this.table.version) return;
+    this.table.update({ ...view, room: { ...view.room, spectators: msg.count } }, this.table.version);
+  }
+
   renderStrip(phase) {
     const over = phase === 'game_over';
     if (this.strip.dataset.phase === String(phase)) return;
@@ -249,7 +258,19 @@ function renderWho() {
   if (!who) return;
   const identity = loadIdentity();
   mount(who, identity
-    ? [h('span', { class: 'who-dot', 'aria-hidden': 'true' }), h('span', { testid: 'whoami' }, identity.name)]
+    ? [h('span', { class: 'who-dot', 'aria-hidden': 'true' }), h('span', { testid: 'whoami' }, identity.name),
+      h('button', {
+        type: 'button', class: 'btn btn-small btn-ghost signout', testid: 'sign-out',
+        title: 'Forget this guest on this browser and on the server',
+        onclick: async () => {
+          try {
+            await signOut();
+          } catch {
+            return; // the server cannot be reached: stay signed in rather than lose the pass
+          }
+          navigate('/');
+        },
+      }, 'Sign out')]
     : h('span', { class: 'muted' }, 'guest'));
 }
 

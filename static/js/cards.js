@@ -110,7 +110,7 @@ export function installSprite(id, defs) {
   if (document.getElementById(id)) return;
   const holder = document.createElement('div');
   holder.innerHTML = `<svg id="${id}" aria-hidden="true" focusable="false"
-    style="position:absolute;width:0;height:0;overflow:hidden"><defs>${defs}</defs></svg>`;
+    class="svg-sprite" width="0" height="0"><defs>${defs}</defs></svg>`;
   document.body.prepend(holder.firstElementChild);
 }
 

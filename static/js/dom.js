@@ -18,6 +18,9 @@ export function h(tag, attrs, ...children) {
       for (const [k, v] of Object.entries(value)) {
         if (v !== null && v !== undefined) el.dataset[k] = String(v);
       }
+    } else if (key === 'style') {
+      // Through the CSSOM, not a style attribute: the page's CSP allows no inline style.
+      el.style.cssText = String(value);
     } else if (key.startsWith('on') && typeof value === 'function') {
       el.addEventListener(key.slice(2).toLowerCase(), value);
     } else if (value === true) el.setAttribute(key, '');

@@ -317,6 +317,10 @@ export class GameSocket {
       case 'event':
         this.emit('event', msg);
         break;
+      case 'spectators':
+        // How many watch: no new version of the room, so no state comes with it.
+        this.emit('spectators', msg);
+        break;
       default:
         break;
     }

@@ -1,0 +1,300 @@
+"""The HTTP edge: limits and headers every request passes before a route.
+
+Terms:
+
+- *body limit*: the most bytes a request body may have (``KARTU_MAX_BODY``).
+  Checked on ``Content-Length`` up front and on the bytes as they stream in,
+  so a body that lies about its length is cut off all the same.
+- *non-finite number*: ``NaN``, ``Infinity``, ``-Infinity``: accepted by
+  Python's JSON parser, not JSON, and not serialisable in a reply (they
+  turned a 422 into a 500). A JSON body holding one is refused with 422.
+- *JSON depth*: how deeply a body nests arrays and objects; no request
+  needs more than a few levels, and a deep one only costs the parser's
+  stack (:data:`MAX_BODY_DEPTH`; 422 ``bad_json``).
+- *token bucket*: per client address, ``burst`` tokens that refill at
+  ``per_minute``; each request of a limited kind takes one, and with none
+  left it is refused with 429 ``rate_limited``.
+- *security headers*: sent with every HTTP response (pages, API, files): a
+  Content-Security-Policy without inline script or style, no framing, no
+  MIME sniffing, no referrer.
+
+Both middlewares are pure ASGI (no per-request task or body copy beyond the
+capped body) and leave WebSockets alone: the game socket's own limits are in
+app/gateway.py.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from fastapi import HTTPException
+
+from app.actions import json_depth_over
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+# --- request bodies ---------------------------------------------------------------------
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+    data = json.dumps({**body, "detail": body["message"]}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(data)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": data})
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def non_finite_number(body: bytes) -> str | None:
+    """The first NaN or Infinity of a JSON body, or None (also for a body that is
+    no JSON at all: the route's own parser answers that)."""
+    if b"NaN" not in body and b"Infinity" not in body:
+        return None  # a string holding the words is fine, and their absence is quick
+    try:
+        json.loads(body, parse_constant=_reject_constant)
+    except RecursionError:
+        return None  # nested too deep to look into: the route's parser refuses it
+    except ValueError as err:
+        word = str(err)
+        return word if word in ("NaN", "Infinity", "-Infinity") else None
+    return None
+
+
+MAX_BODY_DEPTH = 32
+
+
+class BodyLimit:
+    """Caps request bodies at ``max_bytes`` (413) and refuses non-finite numbers in
+    JSON bodies (422), before the app reads them."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int = 16_384) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = {"code": "too_large",
+                     "message": f"request bodies are limited to {self.max_bytes} bytes"}
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    await _send_json(send, 400, {"code": "bad_request",
+                                                 "message": "Content-Length is not a number"})
+                    return
+                if declared > self.max_bytes:
+                    await _send_json(send, 413, too_large)
+                    return
+        # Read the body (it is small, or refused) counting as it streams.
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await _send_json(send, 413, too_large)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if body and _is_json(scope):
+            if json_depth_over(body.decode("utf-8", "replace"), MAX_BODY_DEPTH):
+                await _send_json(send, 422, {
+                    "code": "bad_json",
+                    "message": f"JSON nested deeper than {MAX_BODY_DEPTH} levels"})
+                return
+            word = non_finite_number(body)
+            if word is not None:
+                await _send_json(send, 422, {
+                    "code": "bad_json",
+                    "message": f"{word} is not a JSON number: send finite numbers only"})
+                return
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: the disconnect, when it comes
+
+        await self.app(scope, replay, send)
+
+
+def _is_json(scope: Scope) -> bool:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-type":
+            return b"json" in value.lower()
+    return False
+
+
+# --- response headers -----------------------------------------------------------------------
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'none'")
+SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+
+class SecurityHeaders:
+    """Adds :data:`SECURITY_HEADERS` to every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", ())}
+                message["headers"] = [*message.get("headers", ()),
+                                      *(h for h in SECURITY_HEADERS if h[0] not in present)]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+# --- rate limits ------------------------------------------------------------------------------
+
+
+class TokenBuckets:
+    """One token bucket per key (a client address). ``burst`` 0: no limit.
+
+    Buckets that refilled completely are as good as new and are the first
+    forgotten once ``max_keys`` addresses are tracked, so memory stays bounded
+    whatever the number of addresses.
+    """
+
+    def __init__(self, burst: int, per_minute: float, max_keys: int = 65_536,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.burst = burst
+        self.rate = per_minute / 60.0
+        self.max_keys = max_keys
+        self.clock = clock
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # tokens, at
+
+    def take(self, key: str) -> float | None:
+        """Takes a token for ``key``: None if it had one, else seconds until it will."""
+        if self.burst <= 0:
+            return None
+        now = self.clock()
+        tokens, at = self._buckets.pop(key, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - at) * self.rate)
+        if tokens < 1:
+            self._buckets[key] = (tokens, now)
+            return (1 - tokens) / self.rate if self.rate > 0 else 60.0
+        self._buckets[key] = (tokens - 1, now)
+        while len(self._buckets) > self.max_keys:
+            self._buckets.popitem(last=False)  # the longest untouched: refilled the most
+        return None
+
+
+class AddressCap:
+    """Counts open game sockets per client address; ``cap`` 0: no cap."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.open: dict[str, int] = {}
+
+    def try_open(self, address: str) -> bool:
+        """Counts one more socket for ``address``, unless it is at the cap (False)."""
+        count = self.open.get(address, 0)
+        if self.cap > 0 and count >= self.cap:
+            return False
+        self.open[address] = count + 1
+        return True
+
+    def closed(self, address: str) -> None:
+        count = self.open.get(address, 0) - 1
+        if count > 0:
+            self.open[address] = count
+        else:
+            self.open.pop(address, None)
+
+
+def client_address(scope: Scope) -> str:
+    """The client's address as the server saw it (behind a proxy, run uvicorn with
+    ``--proxy-headers`` so that this is the client's, not the proxy's)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def rate_limited(what: str, wait_s: float) -> HTTPException:
+    retry = max(1, round(wait_s))
+    return HTTPException(429, detail={
+        "code": "rate_limited",
+        "message": f"too many {what} from your address; try again in {retry} s"},
+        headers={"Retry-After": str(retry)})
+
+
+# --- logs -------------------------------------------------------------------------------------
+
+_TOKEN_IN_URL = re.compile(r"(token=)[^&\s\"']*")
+
+
+def redact(text: str) -> str:
+    """``text`` with the value of every ``token=`` query parameter hidden."""
+    return _TOKEN_IN_URL.sub(r"\1[redacted]", text) if "token=" in text else text
+
+
+class RedactTokens(logging.Filter):
+    """Hides guest tokens in log records (uvicorn logs each request's path with
+    its query string, and a game socket's URL carries ``?token=``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {k: redact(v) if isinstance(v, str) else v
+                           for k, v in record.args.items()}
+        return True
+
+
+_REDACTOR = RedactTokens()
+TOKEN_LOGGERS = ("uvicorn", "uvicorn.access", "uvicorn.error", "uvicorn.asgi")
+
+
+def redact_server_logs() -> None:
+    """Installs the filter on uvicorn's loggers and on their handlers (idempotent).
+
+    On the handlers too: a filter on a logger does not see records that
+    reach its handlers from a child logger.
+    """
+    for name in TOKEN_LOGGERS:
+        logger = logging.getLogger(name)
+        if _REDACTOR not in logger.filters:
+            logger.addFilter(_REDACTOR)
+        for handler in logger.handlers:
+            if _REDACTOR not in handler.filters:
+                handler.addFilter(_REDACTOR)
