@@ -69,6 +69,12 @@ class LocalRooms(Protocol):
         """Stops running a room here: its lease was lost."""
         ...
 
+    async def answer(self, room_id: str, command: Command, command_id: str | None) -> Any:
+        """Runs a command routed here from another process (RoomError ``moved``
+        if the room is not here); once per ``command_id``."""
+        ...
+
+
 COMMANDS: dict[str, type[Any]] = {
     cls.__name__: cls for cls in (Join, Leave, AddBot, Start, Act, Snapshot)
 }
@@ -223,13 +229,15 @@ class Cluster:
 
     # --- routing ---------------------------------------------------------------
 
-    async def call(self, owner: str, room_id: str, command: Command) -> Any:
-        """Sends ``command`` to the process that owns the room and waits for its answer."""
+    async def call(self, owner: str, room_id: str, command: Command,
+                   command_id: str | None) -> Any:
+        """Sends ``command`` to the process that owns the room and waits for its
+        answer; ``command_id`` lets the owner tell a retry (:mod:`app.retries`)."""
         request = secrets.token_hex(8)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[request] = future
         message = orjson.dumps({"id": request, "from": self.process_id, "room": room_id,
-                                "command": encode_command(command)})
+                                "command": encode_command(command), "cid": command_id})
         try:
             self.broker.publish(self.keys.commands(owner), message)
             async with asyncio.timeout(self.CALL_TIMEOUT_S):
@@ -249,12 +257,10 @@ class Cluster:
 
     async def _answer(self, request: dict[str, Any]) -> None:
         assert self.registry is not None
-        actor = self.registry.rooms.get(request["room"])
         reply: dict[str, Any] = {"id": request["id"]}
         try:
-            if actor is None or actor.stopped:
-                raise RoomError("moved", "the room moved; try again")
-            reply["result"] = await actor.call(decode_command(request["command"]))
+            reply["result"] = await self.registry.answer(
+                request["room"], decode_command(request["command"]), request.get("cid"))
         except RoomError as err:
             reply["error"] = [err.code, err.message]
         except Exception as err:

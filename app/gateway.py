@@ -111,7 +111,6 @@ class Connection:
         self._flood_at = time.monotonic()
         Connection._serial += 1
         self.conn_id = f"{registry.process_id}:{Connection._serial}"
-        self._commands = 0
         self._closing = False
         self._close_with: tuple[int, str] | None = None
         self._close_task: asyncio.Task[None] | None = None
@@ -275,16 +274,6 @@ class Connection:
     async def _call(self, room_id: str, command: Command) -> Any:
         return await self.registry.call(room_id, command)
 
-    def _command_id(self) -> str | None:
-        """Unique per command, so that a command retried while its room moves
-        between processes is applied once. With one process a room never
-        moves and a command is never retried: no id, so the room neither
-        remembers a reply for it nor writes one into its action log."""
-        if not self.registry.retries_commands:
-            return None
-        self._commands += 1
-        return f"{self.conn_id}:{self._commands}"
-
     async def _handle(self, msg: ClientMessage) -> None:
         if isinstance(msg, ActMessage):  # first: nearly every message is one
             membership = self.memberships.get(msg.room)
@@ -294,8 +283,7 @@ class Connection:
             # the fields the action's kind reads reach the room and its log.
             action = (check_action(membership.game, msg.action) if membership.game is not None
                       else msg.action)
-            await self.registry.call(msg.room, Act(self.player_id, membership.seat, action,
-                                                   self._command_id()))
+            await self.registry.call(msg.room, Act(self.player_id, membership.seat, action))
             self.send(frames.ack(msg.ref))
         elif isinstance(msg, PingMessage):
             self.send(frames.dumps({"type": "pong", "ref": msg.ref, "server_time": now_ms()}))
@@ -307,10 +295,10 @@ class Connection:
                 await self._leave(msg.room)
                 self.send(frames.ack(msg.ref))
         elif isinstance(msg, AddBotMessage):
-            seat = await self._call(msg.room, AddBot(self.player_id, self._command_id()))
+            seat = await self._call(msg.room, AddBot(self.player_id))
             self.send(frames.ack(msg.ref, seat=seat))
         elif isinstance(msg, StartMessage):
-            await self._call(msg.room, Start(self.player_id, self._command_id()))
+            await self._call(msg.room, Start(self.player_id))
             self.send(frames.ack(msg.ref))
 
     async def _join(self, msg: JoinMessage) -> None:
@@ -319,8 +307,7 @@ class Connection:
             await self._join_again(msg, current)
             return
         name = self.player.name if self.player else None
-        seat = await self._call(msg.room, Join(self.player_id, name, msg.role, self.conn_id,
-                                               self._command_id()))
+        seat = await self._call(msg.room, Join(self.player_id, name, msg.role, self.conn_id))
         await self._attach(msg, seat)
 
     async def _join_again(self, msg: JoinMessage, current: Membership) -> None:
@@ -340,8 +327,7 @@ class Connection:
                                  role="player" if current.seat is not None else "spectator"))
             return
         name = self.player.name if self.player else None
-        seat = await self._call(msg.room, Join(self.player_id, name, "player", self.conn_id,
-                                               self._command_id()))
+        seat = await self._call(msg.room, Join(self.player_id, name, "player", self.conn_id))
         # Seated: the spectator's feed and place give way to the seat's.
         await self._leave(msg.room)
         await self._attach(msg, seat)
@@ -366,8 +352,7 @@ class Connection:
             membership.feed = await self.feeds.attach(channel, attachment)
         except (TimeoutError, ConnectionError, OSError) as err:
             # Without a feed the join is useless: undo it and say so.
-            await self._call(msg.room, Leave(self.player_id, seat, True, self.conn_id,
-                                             self._command_id()))
+            await self._call(msg.room, Leave(self.player_id, seat, True, self.conn_id))
             raise RoomError("busy", "the server could not open this room's feed; "
                                     "try again") from err
         self.memberships[msg.room] = membership
@@ -391,7 +376,7 @@ class Connection:
             await self.feeds.detach(membership.channel, membership.feed)
         with contextlib.suppress(RoomError):
             await self._call(room_id, Leave(self.player_id, membership.seat, disconnect,
-                                            self.conn_id, self._command_id()))
+                                            self.conn_id))
 
     async def _leave_all(self) -> None:
         for room_id in list(self.memberships):

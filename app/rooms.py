@@ -24,6 +24,7 @@ database, and on start-up resumes the rooms that were being played.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import secrets
 import time
@@ -37,13 +38,14 @@ from app.cluster import Cluster
 from app.feeds import Feeds
 from app.frames import change_frames, dumps, envelope_of, loads, room_channels
 from app.frames import spectators as spectators_frame
+from app.retries import APPLIED, Replies
 from app.settings import Settings
 from app.snapshots import RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
 from app.wsprotocol import wire
 from engine.game import Game, Outcome
 from engine.games import find_game
-from engine.room import Change, Command, RoomActor, RoomCore, RoomError
+from engine.room import Change, Command, RoomActor, RoomCore, RoomError, Snapshot
 
 log = logging.getLogger("kartu.rooms")
 
@@ -88,9 +90,10 @@ class RoomRegistry:
         # Names this run of this process: connection and command ids start
         # with it, so that none is ever reused across processes or restarts.
         self.process_id = cluster.process_id if cluster else secrets.token_hex(6)
-        # Whether a command may reach a room twice (sent again after its room
-        # moved to another process): only then does it need an id.
-        self.retries_commands = cluster is not None
+        # A command may reach a room twice only when rooms move between
+        # processes: only then is it named, and its reply remembered.
+        self.replies = Replies() if cluster is not None else None
+        self._commands = itertools.count(1)
         self.rooms: dict[str, RoomActor] = {}
         # This process's connections to rooms, wherever the rooms run: the
         # changes of the rooms run here are handed to them directly.
@@ -177,17 +180,20 @@ class RoomRegistry:
 
     async def call(self, room_id: str, command: Command) -> Any:
         """Runs ``command`` in the room, wherever it lives; raises RoomError."""
+        command_id = None
+        if self.replies is not None and not isinstance(command, Snapshot):
+            command_id = f"{self.process_id}:{next(self._commands)}"
         actor = self.rooms.get(room_id)
         if actor is not None and not actor.stopped:  # the common case: the room is here
             try:
-                return await actor.call(command)
+                return await self._run_here(room_id, actor, command, command_id)
             except RoomError as err:
                 if err.code != "moved":
                     raise
         give_up = time.monotonic() + self.CALL_PATIENCE_S
         while True:
             try:
-                return await self._call_once(room_id, command)
+                return await self._call_once(room_id, command, command_id)
             except RoomError as err:
                 if err.code != "moved":
                     raise
@@ -197,15 +203,34 @@ class RoomRegistry:
                 raise RoomError("busy", "the room is moving to another server; try again")
             await asyncio.sleep(0.2)
 
-    async def _call_once(self, room_id: str, command: Command) -> Any:
+    async def answer(self, room_id: str, command: Command, command_id: str | None) -> Any:
+        """Runs a command another process routed here; ``moved`` if the room is not here."""
+        actor = self.get(room_id)
+        if actor is None:
+            raise RoomError("moved", "the room moved; try again")
+        return await self._run_here(room_id, actor, command, command_id)
+
+    async def _run_here(self, room_id: str, actor: RoomActor, command: Command,
+                        command_id: str | None) -> Any:
+        """Runs ``command`` on this process's actor, once per command id."""
+        replies = self.replies
+        if command_id is None or replies is None:
+            return await actor.call(command)
+        if replies.known(room_id, command_id):
+            return replies.reply(room_id, command_id)
+        result = await actor.call(command, command_id)
+        replies.remember(room_id, command_id, result)
+        return result
+
+    async def _call_once(self, room_id: str, command: Command, command_id: str | None) -> Any:
         actor = self.get(room_id)
         if actor is not None:
-            return await actor.call(command)
+            return await self._run_here(room_id, actor, command, command_id)
         if self.cluster is None:
             raise RoomError("unknown_room", f"there is no room {room_id!r}")
         owner = await self.cluster.owner(room_id)
         if owner is not None and owner != self.process_id:
-            return await self.cluster.call(owner, room_id, command)
+            return await self.cluster.call(owner, room_id, command, command_id)
         if owner is None and await self.cluster.is_active(room_id):
             await self.take_over(room_id)
             raise RoomError("moved", "the room is moving; try again")
@@ -259,6 +284,14 @@ class RoomRegistry:
             return False
         data, saved_log = loaded
         action_log = [loads(entry) for entry in saved_log]
+        if self.replies is not None:
+            # Older snapshots kept the replies in the room's own part ("recent").
+            self.replies.restore(room_id, data.get("retries", data.get("recent", [])))
+            for entry in action_log[data["log_length"]:]:
+                if "cid" in entry:
+                    self.replies.remember(room_id, entry["cid"], APPLIED)
+        for entry in action_log:
+            entry.pop("cid", None)
         game = find_game(data["game"])
         if game is None:
             log.error("cannot resume room %s: unknown game %s", room_id, data["game"])
@@ -309,8 +342,10 @@ class RoomRegistry:
             if change.outcome is not None:
                 self._finished(core, change.outcome)
 
-    async def _commit(self, core: RoomCore, changes: list[Change]) -> bool:
-        """Saves the room, then sends out ``changes`` (what changed since the last commit)."""
+    async def _commit(self, core: RoomCore, changes: list[Change],
+                      command_id: str | None = None) -> bool:
+        """Saves the room, then sends out ``changes`` (what changed since the last
+        commit); ``command_id`` names the command that made them, if it has one."""
         room_id = core.room_id
         base = self._saved_log.get(room_id, 0)
         now = now_ms()
@@ -323,9 +358,19 @@ class RoomRegistry:
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
                 or len(core.action_log) >= last[2])
         outgoing = [(change.version, change_frames(change)) for change in changes]
+        entries = core.action_log[base:]
+        if command_id is not None and self.replies is not None:
+            # Kept with the room, so that wherever it runs next knows the
+            # command was applied (app.retries).
+            self.replies.remember(room_id, command_id, APPLIED)
+            if entries:
+                entries = [*entries[:-1], {**entries[-1], "cid": command_id}]
+        snapshot = core.to_snapshot() if full else None
+        if snapshot is not None and self.replies is not None:
+            snapshot["retries"] = self.replies.saved(room_id)
         kept = await self.snapshots.save(RoomSave(
-            room_id=room_id, snapshot=core.to_snapshot() if full else None, log_base=base,
-            log_entries=[dumps(entry) for entry in core.action_log[base:]],
+            room_id=room_id, snapshot=snapshot, log_base=base,
+            log_entries=[dumps(entry) for entry in entries],
             summary=core.summary() if full else None, active=active,
             messages=[(channel, envelope_of(version, data)) for version, frames in outgoing
                       for channel, data in frames] if self.snapshots.carries_messages else [],
@@ -467,4 +512,6 @@ class RoomRegistry:
         """Drops what the registry kept about a room it no longer runs."""
         self._statuses.pop(room_id, None)
         self._saved_log.pop(room_id, None)
+        if self.replies is not None:
+            self.replies.forget(room_id)
         self._snapshotted.pop(room_id, None)

@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,18 +95,12 @@ class Change:
 # --- commands -------------------------------------------------------------
 
 
-# Every changing command may carry a ``command_id``: a command retried with
-# the same id (after its reply was lost, e.g. when the room moved to another
-# process) gets the first reply again instead of being applied twice.
-
-
 @dataclass(frozen=True)
 class Join:
     player_id: str | None
     name: str | None
     role: str  # "player" | "spectator"
     conn: str = ""
-    command_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,19 +109,16 @@ class Leave:
     seat: int | None  # the seat the leaving connection held (None: a spectator)
     disconnect: bool = False  # the socket went away (vs. an explicit leave)
     conn: str = ""
-    command_id: str | None = None
 
 
 @dataclass(frozen=True)
 class AddBot:
     player_id: str | None
-    command_id: str | None = None
 
 
 @dataclass(frozen=True)
 class Start:
     player_id: str | None
-    command_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -136,13 +126,11 @@ class Act:
     player_id: str | None
     seat: int | None
     action: Action
-    command_id: str | None = None
 
 
 @dataclass(frozen=True)
 class Snapshot:
     seat: int | None
-    command_id: str | None = None
 
 
 Command = Join | Leave | AddBot | Start | Act | Snapshot
@@ -190,11 +178,6 @@ class RoomCore:
     room_changes: int = 0
     _turn_key: tuple[Any, ...] | None = None
     _last_bot: int = -1
-    # Replies to the latest commands that carried an id (oldest first). An
-    # OrderedDict drops its oldest in constant time; a dict's first entry
-    # lies past every one deleted before it, a scan of hundreds of empty
-    # slots on every command once the room has seen RECENT_LIMIT of them.
-    recent: OrderedDict[str, Any] = field(default_factory=OrderedDict)
     _public_options: dict[str, Any] | None = field(default=None, init=False, repr=False)
     # What every view shows of the room itself and who is sent changes (see
     # _room_facts), and the room_changes and status they were made at.
@@ -320,26 +303,11 @@ class RoomCore:
 
     # --- commands ----------------------------------------------------------
 
-    RECENT_LIMIT = 512
-
     def handle(self, command: Command, now: int) -> Any:
         """Applies one command. Raises RoomError (nothing changed) or returns a reply."""
         if isinstance(command, Snapshot):
             return self.version, self.view_for(command.seat, now)
-        if command.command_id is not None and command.command_id in self.recent:
-            return self.recent[command.command_id]
-        result = self._dispatch(command, now)
-        if command.command_id is not None:
-            self._remember(command.command_id, result)
-        return result
-
-    def _remember(self, command_id: str, result: Any) -> None:
-        """Keeps ``result`` as the reply to a retry of ``command_id`` (the latest
-        RECENT_LIMIT commands)."""
-        recent = self.recent
-        recent[command_id] = result
-        if len(recent) > self.RECENT_LIMIT:
-            recent.popitem(last=False)
+        return self._dispatch(command, now)
 
     def _dispatch(self, command: Command, now: int) -> Any:
         if isinstance(command, Act):  # first: nearly every command is one
@@ -456,14 +424,13 @@ class RoomCore:
         if self.status != "playing":
             raise RoomError("illegal_action", "the game is not being played")
         seat = self.seats[cmd.seat]
-        self._apply(cmd.seat, cmd.action, now, by_bot=False, command_id=cmd.command_id)
+        self._apply(cmd.seat, cmd.action, now, by_bot=False)
         if seat.away:
             # Acting again takes the seat back from the bot.
             seat.away = False
             self._emit(now, [{"kind": "back", "seat": seat.index}])
 
-    def _apply(self, seat: int, action: Action, now: int, *, by_bot: bool,
-               command_id: str | None = None) -> None:
+    def _apply(self, seat: int, action: Action, now: int, *, by_bot: bool) -> None:
         try:
             state, events = self.game.apply(self.state, seat, action, now)
         except GameError as err:
@@ -472,8 +439,6 @@ class RoomCore:
         entry: dict[str, Any] = {"seat": seat, "action": action, "at": now}
         if by_bot:
             entry["bot"] = True
-        if command_id is not None:
-            entry["cid"] = command_id  # lets a saved room recognise a retried command
         self.action_log.append(entry)
         self._emit(now, events, game_only=True)
 
@@ -615,7 +580,6 @@ class RoomCore:
                        "bot": s.bot, "away": s.away, "connections": sorted(s.connections)}
                       for s in self.seats],
             "watchers": sorted(self.watchers),
-            "recent": list(self.recent.items()),
             "log_length": len(self.action_log),
             "state": None if self.state is None else self.game.snapshot(self.state),
         }
@@ -640,8 +604,6 @@ class RoomCore:
         room.last_activity = data["last_activity"]
         room._turn_key = tuple(data["turn_key"]) if data["turn_key"] is not None else None
         room._last_bot = data["last_bot"]
-        room.recent = OrderedDict(
-            (k, tuple(v) if isinstance(v, list) else v) for k, v in data["recent"])
         return room
 
     def drop_connections(self, keep: Callable[[str], bool], now: int) -> None:
@@ -662,20 +624,16 @@ class RoomCore:
             "seed": self.seed,
             "players": self.seat_count,
             "started_at": self.started_at,
-            "actions": [{k: v for k, v in e.items() if k != "cid"} for e in self.log_entries()],
+            "actions": list(self.action_log),
         }
-
-    def log_entries(self, start: int = 0) -> list[dict[str, Any]]:
-        """The action log from entry ``start`` on, as dicts."""
-        return self.action_log[start:]
 
     def catch_up(self, entries: list[dict[str, Any]], now: int) -> None:
         """Replays log entries saved after this room's snapshot (a room resumed).
 
         Between snapshots a room saves only the new entries of its action log
         when nothing but the game changed; each entry is one change, so the
-        game state, the log, the version and the replies to retried commands
-        come back exactly. Timers restart from ``now``.
+        game state, the log and the version come back exactly. Timers
+        restart from ``now``.
         """
         if not entries:
             return
@@ -687,8 +645,6 @@ class RoomCore:
                                                 entry["at"])
             self.action_log.append(entry)
             self.version += 1
-            if "cid" in entry:
-                self._remember(entry["cid"], None)
         self._turn_key = None
         self.bot_due = None
         self._schedule(now)
@@ -697,9 +653,10 @@ class RoomCore:
 Clock = Callable[[], int]
 
 
-# Saves a room and sends out its changes (oldest first); False: this process
-# no longer owns the room.
-Commit = Callable[["RoomCore", list[Change]], Awaitable[bool]]
+# Saves a room and sends out its changes (oldest first), given the tag of the
+# command that made them (None: a timer); False: this process no longer owns
+# the room.
+Commit = Callable[["RoomCore", list[Change], Any], Awaitable[bool]]
 
 
 class RoomActor:
@@ -712,8 +669,10 @@ class RoomActor:
     keep up refuses work (``busy``) rather than growing without limit.
 
     ``commit`` runs after every command or timer that changed the room and
-    before its reply, with the room's changes (:meth:`RoomCore.take_changes`):
-    it saves the room and sends the changes, so a reply
+    before its reply, with the room's changes (:meth:`RoomCore.take_changes`)
+    and the *tag* the caller gave the command (whatever the runner needs to
+    know of it when it saves; the room never reads it): it saves the room
+    and sends the changes, so a reply
     (an ``ack``) is only given for a change that is kept. It returns False
     when this process no longer owns the room; the actor then stops, and
     callers get ``moved`` and try again wherever the room now lives.
@@ -725,9 +684,11 @@ class RoomActor:
         self.core = core
         self.clock = clock
         self.commit = commit
-        # (None, None) in the queue only wakes the task to look at the room's timers again.
-        self._queue: asyncio.Queue[tuple[Command | None, asyncio.Future[Any] | None]] = (
-            asyncio.Queue(self.QUEUE_SIZE))
+        # (None, None, None) in the queue only wakes the task to look at the
+        # room's timers again.
+        self._queue: asyncio.Queue[
+            tuple[Command | None, Any, asyncio.Future[Any] | None]] = asyncio.Queue(
+                self.QUEUE_SIZE)
         # Held while a command or timer is applied and committed: one at a time.
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
@@ -753,11 +714,12 @@ class RoomActor:
 
     def _refuse_waiting(self) -> None:
         while not self._queue.empty():
-            _, future = self._queue.get_nowait()
+            _, _, future = self._queue.get_nowait()
             if future is not None and not future.done():
                 future.set_exception(RoomError("moved", "the room moved; try again"))
 
-    async def call(self, command: Command) -> Any:
+    async def call(self, command: Command, tag: Any = None) -> Any:
+        """Applies ``command``, commits it with ``tag``; its reply, or RoomError."""
         if self.stopped:
             raise RoomError("moved", "the room moved; try again")
         if not self._lock.locked() and self._queue.empty():
@@ -768,14 +730,14 @@ class RoomActor:
             # every command, and the lock is free (acquire returns at once).
             await self._lock.acquire()
             try:
-                return await self._execute(command)
+                return await self._execute(command, tag)
             finally:
                 self._lock.release()
                 if self.core.next_wakeup() != self._armed:
                     self._poke()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         try:
-            self._queue.put_nowait((command, future))
+            self._queue.put_nowait((command, tag, future))
         except asyncio.QueueFull:
             raise RoomError("busy", "the room is too busy; try again") from None
         return await future
@@ -783,9 +745,9 @@ class RoomActor:
     def _poke(self) -> None:
         """Wakes the actor's task to look at the room's timers again."""
         with contextlib.suppress(asyncio.QueueFull):
-            self._queue.put_nowait((None, None))
+            self._queue.put_nowait((None, None, None))
 
-    async def _execute(self, command: Command) -> Any:
+    async def _execute(self, command: Command, tag: Any) -> Any:
         """Applies and commits one command (the lock is held); its reply or RoomError."""
         if self.stopped:
             raise RoomError("moved", "the room moved; try again")
@@ -798,7 +760,7 @@ class RoomActor:
             log.exception("room %s failed on %r", self.core.room_id, command)
             raise RoomError("internal_error", f"server error: {err}") from err
         if (self.core.version != version or self.core.spectators_moved) \
-                and not await self._commit():
+                and not await self._commit(tag):
             raise RoomError("moved", "the room moved; try again")
         return result
 
@@ -807,11 +769,11 @@ class RoomActor:
             wakeup = self._armed = self.core.next_wakeup()
             try:
                 if wakeup is None:
-                    command, future = await self._queue.get()
+                    command, tag, future = await self._queue.get()
                 else:
                     delay = max(0.0, (wakeup - self.clock()) / 1000)
                     async with asyncio.timeout(delay):
-                        command, future = await self._queue.get()
+                        command, tag, future = await self._queue.get()
             except TimeoutError:
                 async with self._lock:
                     if self.stopped:
@@ -823,7 +785,7 @@ class RoomActor:
                 continue
             async with self._lock:
                 try:
-                    result = await self._execute(command)
+                    result = await self._execute(command, tag)
                 except RoomError as err:
                     if not future.done():
                         future.set_exception(err)
@@ -832,12 +794,12 @@ class RoomActor:
                 future.set_result(result)
         self._refuse_waiting()
 
-    async def _commit(self) -> bool:
+    async def _commit(self, tag: Any = None) -> bool:
         changes = self.core.take_changes()
         if self.commit is None or not (changes or self.core.spectators_moved):
             return True
         try:
-            kept = await self.commit(self.core, changes)
+            kept = await self.commit(self.core, changes, tag)
         except Exception:
             # The change stays in memory and the next commit saves the whole
             # room again; stopping would lose the room for everyone.

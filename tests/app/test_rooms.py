@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from app.broker import MemoryBroker, RedisBroker
@@ -25,8 +26,10 @@ from app.settings import Settings
 from app.snapshots import JournalSnapshots, rooms_file
 from app.store import Store
 from engine.games import find_game
+from engine.room import Act, AddBot, Join, RoomError, Start
 from tests.app.test_ws_integration import redis_url_or_skip
 from tests.services import running_store
+from tests.waiting import wait_for
 
 GAME = find_game("basic_rummy")
 assert GAME is not None
@@ -107,7 +110,7 @@ class _QueueSocket:
 
 async def _play_two_moves(registry: RoomRegistry, store: Store) -> list[dict[str, Any]]:
     """Two guests join a Basic Rummy room through the gateway and the first
-    player draws and discards; the room's action log, as dicts."""
+    player draws and discards; the room's action log as it was saved."""
     players = [await store.create_player(name) for name in ("Ana", "Bo")]
     room_id = (await registry.create(GAME, 2, {"turn_clock_s": 0}, players[0].id)).core.room_id
     ana, bo = (Connection(_QueueSocket(), p, registry.settings, registry,  # type: ignore[arg-type]
@@ -124,7 +127,9 @@ async def _play_two_moves(registry: RoomRegistry, store: Store) -> list[dict[str
                   else {"kind": "discard", "card": view["hand"][-1]})
         await conn._dispatch(json.dumps({"type": "act", "room": room_id, "action": action}))
     assert len(core.action_log) == 2, "both moves were played"
-    return core.log_entries()
+    loaded = await registry.snapshots.load(room_id)
+    assert loaded is not None
+    return [orjson.loads(entry) for entry in loaded[1]]
 
 
 async def test_one_process_writes_no_command_ids_a_cluster_does(
@@ -138,11 +143,52 @@ async def test_one_process_writes_no_command_ids_a_cluster_does(
     await registry.start()
     try:
         entries = await _play_two_moves(registry, store)
-        assert not any("cid" in entry for entry in entries)
-        assert not any(actor.core.recent for actor in registry.rooms.values())
+        assert len(entries) == 2 and not any("cid" in entry for entry in entries)
+        assert registry.replies is None
     finally:
         await registry.close()
 
     async with clustered(store, Settings()) as (registry, _):
         entries = await _play_two_moves(registry, store)
-        assert all("cid" in entry for entry in entries)
+        assert len(entries) == 2 and all("cid" in entry for entry in entries)
+        # The room itself knows nothing of them.
+        assert not any("cid" in entry for actor in registry.rooms.values()
+                       for entry in actor.core.action_log)
+
+
+async def test_a_retried_command_is_answered_again_not_applied_twice_even_after_a_move(
+        store: Store) -> None:
+    async with clustered(store, Settings()) as (registry, cluster):
+        ana, bo = await store.create_player("Ana"), await store.create_player("Bo")
+        actor = await registry.create(GAME, 3, {"turn_clock_s": 0}, ana.id)
+        room_id = actor.core.room_id
+        await registry.answer(room_id, Join(ana.id, "Ana", "player", conn="p:1"), "c1")
+        await registry.answer(room_id, Join(bo.id, "Bo", "player", conn="p:2"), "c2")
+        assert await registry.answer(room_id, AddBot(ana.id), "c3") == 2
+        assert await registry.answer(room_id, AddBot(ana.id), "c3") == 2  # a retry
+        assert actor.core.seats_taken == 3
+        await registry.answer(room_id, Start(ana.id), "c4")
+        core = actor.core
+        seat = GAME.to_act(core.state)[0]
+        if seat == 2:  # the bot's turn first: wait for it to draw and discard
+            await wait_for(lambda: GAME.to_act(core.state)[0] != 2, what="the bot's turn")
+            seat = GAME.to_act(core.state)[0]
+        player = (ana, bo)[seat]
+        draw = Act(player.id, seat, {"kind": "draw", "from": "stock"})
+        await registry.answer(room_id, draw, "c5")
+        hand = len(core.state.hands[seat])
+        # The room moves: this process lets it go and takes it over again
+        # from what it saved, as another process would.
+        await registry.drop_local(room_id)
+        await cluster.release(room_id)
+        assert await registry.take_over(room_id)
+        moved = registry.rooms[room_id].core
+        before = moved.version
+        # Sent again after the move, the draw and the bot are recognised.
+        await registry.answer(room_id, draw, "c5")
+        assert await registry.answer(room_id, AddBot(ana.id), "c3") == 2
+        assert moved.version == before and len(moved.state.hands[seat]) == hand
+        # A new command is applied as usual.
+        refused = Act(player.id, seat, {"kind": "draw", "from": "stock"})
+        with pytest.raises(RoomError):
+            await registry.answer(room_id, refused, "c6")

@@ -50,7 +50,7 @@ def test_a_table_of_bots_finishes_a_seven_round_game(
     # The dealers started the timers; the bots traded honestly and claimed real Remmis.
     assert len(sink.events("timer_started")) == state.deal
     assert sink.events("traded") and sink.events("claimed")
-    for entry in room.log_entries():
+    for entry in room.action_log:
         action = entry.get("action") or {}
         if action.get("kind") == "offer":
             assert is_demmi(action["cards"])
@@ -76,7 +76,7 @@ def test_bots_answer_a_humans_offer() -> None:
     run_until(room, lambda: bool(sink.events("traded")), now)
     traded = sink.events("traded")[0]
     assert traded["a"] == 0 and traded["size"] == 1
-    answer = next(e for e in room.log_entries() if e.get("bot"))
+    answer = next(e for e in room.action_log if e.get("bot"))
     assert answer["action"]["kind"] == "offer" and answer["action"]["to"] == 0
     assert "PR1" in room.state.hands[traded["b"]]
     assert "PR1" not in room.state.hands[0]

@@ -26,7 +26,7 @@ async def test_overlapping_calls_are_applied_and_committed_one_at_a_time() -> No
     most = 0
     versions: list[int] = []
 
-    async def commit(core: RoomCore, changes: list[Change]) -> bool:
+    async def commit(core: RoomCore, changes: list[Change], tag: object) -> bool:
         nonlocal inside, most
         inside += 1
         most = max(most, inside)
@@ -69,6 +69,6 @@ async def test_a_command_applied_in_the_callers_task_still_wakes_the_bots() -> N
                 await actor.call(Act("ana", 0, choose(view)))
                 if view["step"] == "play":
                     break
-    bot_moves = [entry for entry in room.log_entries() if entry.get("bot")]
+    bot_moves = [entry for entry in room.action_log if entry.get("bot")]
     assert len(bot_moves) >= 10
     await actor.stop()
