@@ -236,8 +236,11 @@ class Cluster:
         finally:
             self._waiting.pop(request, None)
         if "error" in reply:
-            code, text = reply["error"]
-            raise RoomError(code, text)
+            code, text, *more = reply["error"]
+            # The refusal's reason, rule and params (absent from older processes).
+            refusal = more[0] if more else {}
+            raise RoomError(code, text, reason=refusal.get("reason"), rule=refusal.get("rule"),
+                            params=refusal.get("params"))
         result = reply["result"]
         return tuple(result) if isinstance(command, Snapshot) else result
 
@@ -252,13 +255,14 @@ class Cluster:
         reply: dict[str, Any] = {"id": request["id"]}
         try:
             if actor is None or actor.stopped:
-                raise RoomError("moved", "the room moved; try again")
+                raise RoomError.of("moved", "moved")
             reply["result"] = await actor.call(decode_command(request["command"]))
         except RoomError as err:
-            reply["error"] = [err.code, err.message]
+            reply["error"] = [err.code, err.message, err.wire()]
         except Exception as err:
             log.exception("remote command failed")
-            reply["error"] = ["bad_message", f"could not run the command: {err}"]
+            reply["error"] = ["bad_message", f"could not run the command: {err}",
+                              {"reason": "server_error"}]
         self.broker.publish(self.keys.replies(request["from"]), orjson.dumps(reply))
 
     def _on_reply(self, message: bytes) -> None:

@@ -184,7 +184,7 @@ class Connection:
                     break
                 text = message.get("text")
                 if not isinstance(text, str):
-                    self.send(frames.error("bad_message", "send JSON text frames"))
+                    self.send(frames.error("bad_message", reason="not_text"))
                     continue
                 if len(text) > self.settings.max_frame_bytes:
                     self.close_soon(CLOSE_TOO_BIG, "message too big")
@@ -224,7 +224,7 @@ class Connection:
         if self._flood_level > self.settings.flood_refuse_level:
             # With the ref of the message refused, so that a client waiting
             # for its answer gets one and may send it again later.
-            self.send(frames.error("rate_limited", "slow down: too many messages", _ref_of(text)))
+            self.send(frames.error("rate_limited", None, _ref_of(text)))
             return False
         return True
 
@@ -232,19 +232,21 @@ class Connection:
         try:
             raw = orjson.loads(text)
         except orjson.JSONDecodeError:
-            self.send(frames.error("bad_message", "not valid JSON"))
+            self.send(frames.error("bad_message", reason="not_json"))
             return
         try:
             msg: ClientMessage = validate_message(raw)
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "message"
-            self.send(frames.error("bad_message", f"{where}: {first['msg']}", _ref_in(raw)))
+            self.send(frames.error("bad_message", f"{where}: {first['msg']}", _ref_in(raw),
+                                   reason="bad_field",
+                                   params={"field": where, "problem": first["msg"]}))
             return
         try:
             await self._handle(msg)
         except RoomError as err:
-            self.send(frames.error(err.code, err.message, msg.ref))
+            self.send(frames.refusal(err, msg.ref))
 
     async def _call(self, room_id: str, command: Command) -> Any:
         return await self.registry.call(room_id, command)
@@ -263,7 +265,7 @@ class Connection:
         if isinstance(msg, ActMessage):  # first: nearly every message is one
             membership = self.memberships.get(msg.room)
             if membership is None or membership.seat is None:
-                raise RoomError("forbidden", "join the room as a player before acting")
+                raise RoomError.of("forbidden", "join_first")
             await self.registry.call(msg.room, Act(self.player_id, membership.seat, msg.action,
                                                    self._command_id()))
             self.send(frames.ack(msg.ref))
@@ -308,7 +310,7 @@ class Connection:
             await self._call(msg.room, Leave(self.player_id, seat, True, self.conn_id,
                                              self._command_id()))
             raise RoomError("busy", "the server could not open this room's feed; "
-                                    "try again") from err
+                                    "try again", reason="busy") from err
         self.memberships[msg.room] = membership
         if self._closing:  # it closed while the feed was opening
             self._stop_receiving()
@@ -323,7 +325,7 @@ class Connection:
         membership = self.memberships.pop(room_id, None)
         if membership is None:
             if not disconnect:
-                raise RoomError("illegal_action", "you are not in that room")
+                raise RoomError.of("illegal_action", "not_in_room")
             return
         if membership.feed is not None:
             await self.feeds.detach(membership.channel, membership.feed)

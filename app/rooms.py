@@ -146,7 +146,7 @@ class RoomRegistry:
             status=core.status, seed=seed,
         ))
         if self.cluster is not None and not await self.cluster.acquire(room_id):
-            raise RoomError("busy", "could not claim the new room; try again")
+            raise RoomError.of("busy", "busy")
         actor = self._run(core)
         await self._commit(core, core.take_changes())
         self._statuses[room_id] = core.status
@@ -191,7 +191,7 @@ class RoomRegistry:
             except TimeoutError:
                 pass  # the owner did not answer: it may be dead; the room will move
             if time.monotonic() > give_up:
-                raise RoomError("busy", "the room is moving to another server; try again")
+                raise RoomError.of("busy", "busy")
             await asyncio.sleep(0.2)
 
     async def _call_once(self, room_id: str, command: Command) -> Any:
@@ -199,18 +199,18 @@ class RoomRegistry:
         if actor is not None:
             return await actor.call(command)
         if self.cluster is None:
-            raise RoomError("unknown_room", f"there is no room {room_id!r}")
+            raise RoomError.of("unknown_room", "unknown_room", room=room_id)
         owner = await self.cluster.owner(room_id)
         if owner is not None and owner != self.process_id:
             return await self.cluster.call(owner, room_id, command)
         if owner is None and await self.cluster.is_active(room_id):
             await self.take_over(room_id)
-            raise RoomError("moved", "the room is moving; try again")
+            raise RoomError.of("moved", "moved")
         if owner is None and not await self.cluster.exists(room_id):
-            raise RoomError("unknown_room", f"there is no room {room_id!r}")
+            raise RoomError.of("unknown_room", "unknown_room", room=room_id)
         if owner is None:
-            raise RoomError("unknown_room", f"room {room_id!r} is over")
-        raise RoomError("moved", "the room is starting here; try again")
+            raise RoomError.of("unknown_room", "room_over", room=room_id)
+        raise RoomError.of("moved", "moved")
 
     async def lobby(self) -> list[dict[str, Any]]:
         if self.cluster is not None:

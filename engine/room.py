@@ -33,13 +33,14 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.bots import Bot, find_bot
 from engine.errors import GameError
 from engine.game import Action, Event, Game, Outcome, View
+from engine.refusals import sentence
 
 log = logging.getLogger("kartu.room")
 
@@ -47,12 +48,35 @@ BOT_NAMES = ("Ada", "Bram", "Cleo", "Dara", "Emil", "Fenna", "Gus", "Hana", "Ivo
 
 
 class RoomError(Exception):
-    """A refused room command; ``code`` goes on the wire. Nothing was changed."""
+    """A refused room command; ``code`` goes on the wire. Nothing was changed.
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    Like a game's refusal (:class:`engine.errors.GameError`) it names the
+    exact refusal by ``reason`` with its ``params`` (the sentence a client
+    says, :mod:`engine.refusals`) and the written ``rule`` it enforces, if any.
+    """
+
+    def __init__(self, code: str, message: str | None = None, *, reason: str | None = None,
+                 rule: str | None = None, params: Mapping[str, Any] | None = None) -> None:
         self.code = code
-        self.message = message
+        self.reason = reason or code
+        self.rule = rule
+        self.params: dict[str, Any] = dict(params or {})
+        self.message = message if message is not None else sentence(self.reason, self.params)
+        super().__init__(self.message)
+
+    @classmethod
+    def of(cls, code: str, reason: str, **params: Any) -> RoomError:
+        """The refusal ``reason`` under ``code`` (its English sentence from the catalog)."""
+        return cls(code, reason=reason, params=params)
+
+    @classmethod
+    def from_game(cls, err: GameError) -> RoomError:
+        return cls(err.code, err.message, reason=err.reason, rule=err.rule, params=err.params)
+
+    def wire(self) -> dict[str, Any]:
+        """The refusal's fields as an error frame or HTTP body carries them."""
+        return {"code": self.code, "message": self.message, "rule": self.rule,
+                "reason": self.reason, "params": self.params}
 
 
 @dataclass
@@ -350,24 +374,24 @@ class RoomCore:
             return self._add_bot(command, now)
         if isinstance(command, Start):
             return self._start(command, now)
-        raise RoomError("bad_message", "unknown command")
+        raise RoomError.of("bad_message", "unknown_command")
 
     def _join(self, cmd: Join, now: int) -> int | None:
         if cmd.role == "spectator":
             if self.private:
-                raise RoomError("forbidden", "this room cannot be watched")
+                raise RoomError.of("forbidden", "cannot_watch")
             self.watchers.add(cmd.conn)
             self._emit(now, [{"kind": "spectator_joined", "spectators": self.spectators}])
             return None
         if cmd.player_id is None:
-            raise RoomError("forbidden", "sign in as a guest to take a seat; anyone may watch")
+            raise RoomError.of("forbidden", "sign_in_to_play")
         seat = self.seat_of(cmd.player_id)
         if seat is None:
             if self.status != "waiting":
-                raise RoomError("room_full", "the game has started: you can watch it")
+                raise RoomError.of("room_full", "game_started")
             free = [s for s in self.seats if s.is_free]
             if not free:
-                raise RoomError("room_full", "every seat is taken: you can watch")
+                raise RoomError.of("room_full", "room_full")
             chosen = free[0]
             chosen.player_id, chosen.name = cmd.player_id, cmd.name
             seat = chosen.index
@@ -385,7 +409,7 @@ class RoomCore:
             return
         seat = self.seats[cmd.seat]
         if seat.player_id != cmd.player_id:
-            raise RoomError("forbidden", "that is not your seat")
+            raise RoomError.of("forbidden", "not_your_seat")
         seat.connections.discard(cmd.conn)
         event: Event = {"kind": "disconnected" if cmd.disconnect else "left", "seat": seat.index}
         if self.status == "waiting" and not cmd.disconnect and not seat.connections:
@@ -395,15 +419,15 @@ class RoomCore:
 
     def _require_owner(self, player_id: str | None, what: str) -> None:
         if player_id is None or player_id != self.owner_id:
-            raise RoomError("forbidden", f"only the room's owner can {what}")
+            raise RoomError.of("forbidden", "owner_only", command=what)
 
     def _add_bot(self, cmd: AddBot, now: int) -> int:
-        self._require_owner(cmd.player_id, "add bots")
+        self._require_owner(cmd.player_id, "add_bot")
         if self.status != "waiting":
-            raise RoomError("illegal_action", "bots can only be added before the game starts")
+            raise RoomError.of("illegal_action", "bots_before_start")
         free = [s for s in self.seats if s.is_free]
         if not free:
-            raise RoomError("room_full", "every seat is taken")
+            raise RoomError.of("room_full", "room_full")
         seat = self._seat_bot(free[0])
         self._emit(now, [{"kind": "bot_added", "seat": seat.index, "name": seat.name}])
         return seat.index
@@ -416,15 +440,12 @@ class RoomCore:
         return seat
 
     def _start(self, cmd: Start, now: int) -> None:
-        self._require_owner(cmd.player_id, "start the game")
+        self._require_owner(cmd.player_id, "start")
         if self.status != "waiting":
-            raise RoomError("illegal_action", "the game has already started")
+            raise RoomError.of("illegal_action", "already_started")
         free = [s for s in self.seats if s.is_free]
         if free and not self.options.get("fill_bots"):
-            raise RoomError(
-                "illegal_action",
-                f"{len(free)} seat(s) still empty: add bots or wait for players",
-            )
+            raise RoomError.of("illegal_action", "seats_empty", count=len(free))
         state = self.game.setup(self.options, self.seat_count, self.seed, now)
         for seat in free:
             self._seat_bot(seat)
@@ -437,9 +458,9 @@ class RoomCore:
         # The seat the gateway says is the player's (a player has at most one).
         if cmd.seat is None or cmd.player_id is None or not 0 <= cmd.seat < self.seat_count \
                 or self.seats[cmd.seat].player_id != cmd.player_id:
-            raise RoomError("forbidden", "only seated players can act")
+            raise RoomError.of("forbidden", "not_seated")
         if self.status != "playing":
-            raise RoomError("illegal_action", "the game is not being played")
+            raise RoomError.of("illegal_action", "not_playing")
         seat = self.seats[cmd.seat]
         self._apply(cmd.seat, cmd.action, now, by_bot=False, command_id=cmd.command_id)
         if seat.away:
@@ -452,7 +473,7 @@ class RoomCore:
         try:
             state, events = self.game.apply(self.state, seat, action, now)
         except GameError as err:
-            raise RoomError(err.code, err.message) from err
+            raise RoomError.from_game(err) from err
         self.state = state
         entry: dict[str, Any] = {"seat": seat, "action": action, "at": now}
         if by_bot:
@@ -740,11 +761,11 @@ class RoomActor:
         while not self._queue.empty():
             _, future = self._queue.get_nowait()
             if future is not None and not future.done():
-                future.set_exception(RoomError("moved", "the room moved; try again"))
+                future.set_exception(RoomError.of("moved", "moved"))
 
     async def call(self, command: Command) -> Any:
         if self.stopped:
-            raise RoomError("moved", "the room moved; try again")
+            raise RoomError.of("moved", "moved")
         if not self._lock.locked() and self._queue.empty():
             # The room is idle: apply the command in the caller's task, which
             # saves two task switches (and two loop turns) on the way to the
@@ -762,7 +783,7 @@ class RoomActor:
         try:
             self._queue.put_nowait((command, future))
         except asyncio.QueueFull:
-            raise RoomError("busy", "the room is too busy; try again") from None
+            raise RoomError.of("busy", "busy") from None
         return await future
 
     def _poke(self) -> None:
@@ -773,7 +794,7 @@ class RoomActor:
     async def _execute(self, command: Command) -> Any:
         """Applies and commits one command (the lock is held); its reply or RoomError."""
         if self.stopped:
-            raise RoomError("moved", "the room moved; try again")
+            raise RoomError.of("moved", "moved")
         version = self.core.version
         try:
             result = self.core.handle(command, self.clock())
@@ -781,9 +802,10 @@ class RoomActor:
             raise
         except Exception as err:  # a bug must not kill the room for everyone
             log.exception("room %s failed on %r", self.core.room_id, command)
-            raise RoomError("internal_error", f"server error: {err}") from err
+            raise RoomError("internal_error", f"server error: {err}",
+                            reason="server_error") from err
         if self.core.version != version and not await self._commit():
-            raise RoomError("moved", "the room moved; try again")
+            raise RoomError.of("moved", "moved")
         return result
 
     async def _run(self) -> None:
