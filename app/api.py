@@ -105,11 +105,13 @@ async def get_room(room_id: str, registry: Registry) -> dict[str, Any]:
 
 
 @router.get("/api/rooms/{room_id}/replay")
-async def get_replay(room_id: str, request: Request, store: StoreDep) -> dict[str, Any]:
+async def get_replay(room_id: str, request: Request, store: StoreDep,
+                     game: int | None = None) -> dict[str, Any]:
+    """The room's latest finished game, or its game number ``game`` (rematches)."""
     if await replay_is_private(request.app, store, room_id):
         raise ApiError(403, "daily_private",
                        "a daily deal's replay is private until its UTC day is over")
-    record = await store.replay(room_id)
+    record = await store.replay(room_id, game)
     if record is None:
         raise ApiError(404, "no_replay", "no finished game in that room")
     return record

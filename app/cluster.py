@@ -39,9 +39,13 @@ from app.snapshots import RedisKeys, RedisSnapshots, text_of
 from engine.room import (
     Act,
     AddBot,
+    Chat,
     Command,
+    History,
     Join,
     Leave,
+    Rematch,
+    RemoveBot,
     RoomActor,
     RoomError,
     Snapshot,
@@ -69,7 +73,8 @@ class LocalRooms(Protocol):
         ...
 
 COMMANDS: dict[str, type[Any]] = {
-    cls.__name__: cls for cls in (Join, Leave, AddBot, Start, Act, Snapshot)
+    cls.__name__: cls for cls in (Join, Leave, AddBot, Start, Act, Snapshot, RemoveBot, Rematch,
+                                  Chat, History)
 }
 
 # KEYS: lease keys; ARGV[1]: process, ARGV[2]: lease ms. Returns the rooms lost.

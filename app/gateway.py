@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -41,10 +42,13 @@ from app.feeds import Feeds
 from app.messages import (
     ActMessage,
     AddBotMessage,
+    ChatMessage,
     ClientMessage,
     JoinMessage,
     LeaveMessage,
     PingMessage,
+    RematchMessage,
+    RemoveBotMessage,
     StartMessage,
     validate_message,
 )
@@ -52,7 +56,20 @@ from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.store import PlayerRecord
 from app.wsprotocol import Receiver, frame_path, unwire, wire
-from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
+from engine.room import (
+    Act,
+    AddBot,
+    Chat,
+    Command,
+    History,
+    Join,
+    Leave,
+    Rematch,
+    RemoveBot,
+    RoomError,
+    Snapshot,
+    Start,
+)
 
 log = logging.getLogger("kartu.gateway")
 
@@ -282,6 +299,41 @@ class Connection:
         elif isinstance(msg, StartMessage):
             await self._call(msg.room, Start(self.player_id, self._command_id()))
             self.send(frames.ack(msg.ref))
+        else:
+            await self._handle_table(msg)
+
+    # A chat line weighs this many messages in the flood bucket: a table
+    # may talk, not scroll everyone's chat away.
+    CHAT_WEIGHT = 4
+
+    async def _handle_table(self, msg: ClientMessage) -> None:
+        """The table's own messages: remove_bot, rematch, chat."""
+        if isinstance(msg, RemoveBotMessage):
+            await self._call(msg.room, RemoveBot(self.player_id, msg.seat, self._command_id()))
+            self.send(frames.ack(msg.ref, seat=msg.seat))
+        elif isinstance(msg, RematchMessage):
+            await self._call(msg.room, Rematch(self.player_id, secrets.randbits(63),
+                                               self._command_id()))
+            self.send(frames.ack(msg.ref))
+        elif isinstance(msg, ChatMessage):
+            membership = self.memberships.get(msg.room)
+            if membership is None:
+                raise RoomError.of("illegal_action", "join_first")
+            self._flood_level += self.CHAT_WEIGHT - 1
+            if self._flood_level > self.settings.flood_refuse_level:
+                raise RoomError.of("rate_limited", "rate_limited")
+            name = self.player.name if self.player else None
+            line = await self._call(msg.room, Chat(self.player_id, membership.seat, name,
+                                                   msg.text, msg.emote))
+            self.send(frames.ack(msg.ref, id=line["id"]))
+
+    async def _send_history(self, room_id: str, seat: int | None) -> None:
+        """What a joiner missed: the table log so far and the chat it may read."""
+        history = await self._call(room_id, History(seat))
+        self.send(frames.dumps({"type": "log", "room": room_id, "game": history["game"],
+                                "entries": history["entries"]}))
+        self.send(frames.dumps({"type": "chat_history", "room": room_id,
+                                "lines": history["chat"]}))
 
     async def _join(self, msg: JoinMessage) -> None:
         if msg.room in self.memberships:
@@ -319,6 +371,7 @@ class Connection:
         version, view = await self._call(msg.room, Snapshot(seat))
         membership.set_floor(version)
         self.send(frames.state(msg.room, version, view))
+        await self._send_history(msg.room, seat)
         self.send(frames.ack(msg.ref, seat=seat, role=msg.role))
 
     async def _leave(self, room_id: str, *, disconnect: bool = False) -> None:

@@ -35,10 +35,19 @@ from typing import Any
 from app.broker import Broker
 from app.cluster import Cluster
 from app.feeds import Feeds
-from app.frames import change_frames, dumps, envelope_of, loads, room_channels
+from app.frames import (
+    change_frames,
+    dumps,
+    envelope_of,
+    loads,
+    room_channels,
+    seat_channel,
+    watch_channel,
+)
 from app.settings import Settings
 from app.snapshots import RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
+from app.wsprotocol import wire
 from engine.game import Game, Outcome
 from engine.games import find_game
 from engine.room import Change, Command, RoomActor, RoomCore, RoomError
@@ -157,6 +166,7 @@ class RoomRegistry:
 
     def _run(self, core: RoomCore) -> RoomActor:
         actor = RoomActor(core, now_ms, commit=self._commit)
+        actor.on_chat = self._send_chat
         actor.start()
         self.rooms[core.room_id] = actor
         self.broker.host(room_channels(core.room_id, core.seat_count))
@@ -345,6 +355,22 @@ class RoomRegistry:
         self._noted(core, changes)
         return True
 
+    def _send_chat(self, core: RoomCore, lines: list[dict[str, Any]]) -> None:
+        """Sends chat lines to their readers: the players' channel to every
+        audience, the spectators' to the spectators only. Through the broker
+        (which hands them to this process's connections too), not the save:
+        chat is kept with the room in memory, not stored change by change.
+        Framed with the next version, so that no connection's floor (the
+        version of the snapshot it was sent) hides a line written after it."""
+        watch = watch_channel(core.room_id)
+        seats = [seat_channel(core.room_id, s.index) for s in core.seats
+                 if s.player_id is not None]
+        for line in lines:
+            data = envelope_of(core.version + 1, wire(dumps(
+                {"type": "chat", "room": core.room_id, **line})))
+            for channel in ([*seats, watch] if line["channel"] == "players" else [watch]):
+                self.broker.publish(channel, data)
+
     @classmethod
     def _snapshot_entries(cls, room_id: str) -> int:
         """How many log entries ``room_id`` saves between full snapshots."""
@@ -365,6 +391,7 @@ class RoomRegistry:
             results=[(s.index, s.player_id, s.name or "", s.bot, outcome.scores[s.index],
                       s.index in winners) for s in room.seats],
             started_at=_utc(room.started_at), finished_at=_utc(None),
+            number=room.game_number,
         )))
 
     async def _record_finished(self, room: RoomCore, outcome: Outcome,

@@ -75,6 +75,7 @@ export default {
   not_a_bot_seat: 'Seat {seat} holds no bot.',
   game_not_over: 'A new game can start only once this one is over.',
   no_rematch_here: 'This room\'s games are played once: start a new one from the lobby.',
+  sign_in_to_chat: 'Choose a name to chat.',
   chat_empty: 'Write something, or pick an emote.',
   chat_too_long: 'Chat lines are at most {limit} characters.',
   unknown_emote: 'There is no emote {emote}.',

@@ -75,6 +75,7 @@ export default {
   not_a_bot_seat: 'La place {seat} n’est pas occupée par un robot.',
   game_not_over: 'Une nouvelle partie ne peut commencer qu’une fois celle-ci terminée.',
   no_rematch_here: 'Les parties de cette salle ne se jouent qu’une fois : lancez-en une nouvelle depuis l’accueil.',
+  sign_in_to_chat: 'Choisissez un nom pour discuter.',
   chat_empty: 'Écrivez quelque chose, ou choisissez un émoji.',
   chat_too_long: 'Un message ne peut dépasser {limit} caractères.',
   unknown_emote: 'L’émoji {emote} n’existe pas.',

@@ -75,6 +75,7 @@ export default {
   not_a_bot_seat: 'Kursi {seat} tidak diisi bot.',
   game_not_over: 'Permainan baru hanya bisa dimulai setelah permainan ini selesai.',
   no_rematch_here: 'Permainan di ruangan ini hanya dimainkan sekali: mulai yang baru dari lobi.',
+  sign_in_to_chat: 'Pilih nama untuk mengobrol.',
   chat_empty: 'Tulis sesuatu, atau pilih emote.',
   chat_too_long: 'Pesan obrolan paling banyak {limit} karakter.',
   unknown_emote: 'Tidak ada emote {emote}.',

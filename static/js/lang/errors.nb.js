@@ -75,6 +75,7 @@ export default {
   not_a_bot_seat: 'Plass {seat} har ingen robot.',
   game_not_over: 'Et nytt spill kan først begynne når dette er over.',
   no_rematch_here: 'Spillene i dette rommet spilles bare én gang: start et nytt fra lobbyen.',
+  sign_in_to_chat: 'Velg et navn for å chatte.',
   chat_empty: 'Skriv noe, eller velg en emoji.',
   chat_too_long: 'En chattemelding kan ha høyst {limit} tegn.',
   unknown_emote: 'Emojien {emote} finnes ikke.',

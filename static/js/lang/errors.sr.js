@@ -75,6 +75,7 @@ export default {
   not_a_bot_seat: 'Na mestu {seat} nije bot.',
   game_not_over: 'Nova igra može da počne tek kad se ova završi.',
   no_rematch_here: 'Igre u ovoj sobi igraju se samo jednom: pokreni novu iz predvorja.',
+  sign_in_to_chat: 'Izaberi ime da bi pisao u četu.',
   chat_empty: 'Napiši nešto ili izaberi emotikon.',
   chat_too_long: 'Poruka u četu može imati najviše {limit} znakova.',
   unknown_emote: 'Emotikon {emote} ne postoji.',
