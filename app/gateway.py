@@ -256,9 +256,11 @@ class Connection:
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "message"
+            # The field without the message type pydantic puts first ("join.room").
+            field = ".".join(str(p) for p in first["loc"][1:]) or where
             self.send(frames.error("bad_message", f"{where}: {first['msg']}", _ref_in(raw),
                                    reason="bad_field",
-                                   params={"field": where, "problem": first["msg"]}))
+                                   params={"field": field, "problem": first["msg"]}))
             return
         try:
             await self._handle(msg)
