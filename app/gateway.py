@@ -332,8 +332,8 @@ class Connection:
     async def _send_history(self, room_id: str, seat: int | None) -> None:
         """What a joiner missed: the table log so far and the chat it may read."""
         history = await self._call(room_id, History(seat))
-        self.send(frames.dumps({"type": "log", "room": room_id, "game": history["game"],
-                                "entries": history["entries"]}))
+        self.send(frames.dumps({"type": "log", "room": room_id, "version": history["version"],
+                                "game": history["game"], "entries": history["entries"]}))
         self.send(frames.dumps({"type": "chat_history", "room": room_id,
                                 "lines": history["chat"]}))
 

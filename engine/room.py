@@ -623,7 +623,8 @@ class RoomCore:
         """What a joiner missed: the current game's table log and the chat
         lines ``seat`` may read (a player: the players' channel; None, a
         spectator: both)."""
-        return {"game": self.game_number, "entries": list(self.table_log()),
+        return {"game": self.game_number, "version": self.version,
+                "entries": list(self.table_log()),
                 "chat": [line for line in self.chat
                          if seat is None or line["channel"] == "players"]}
 

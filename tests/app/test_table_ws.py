@@ -12,7 +12,9 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
+from tests.app.test_ws_integration import redis_url_or_skip
 from tests.conftest import LiveServer
 from tests.wsclient import Client, create_room, new_guest
 
@@ -122,7 +124,17 @@ async def test_a_reload_gets_the_table_log_without_hidden_cards(live_server: Liv
         await client.close()
 
 
-async def test_chat_channels_history_and_limits(live_server: LiveServer) -> None:
+@pytest.fixture(params=["memory", "redis"])
+def chat_server(request: pytest.FixtureRequest, server_factory: Any) -> LiveServer:
+    """A server on the in-process broker, and one on Redis (chat goes through
+    the broker, not the room's save)."""
+    env = {"REDIS_URL": redis_url_or_skip()} if request.param == "redis" else {}
+    server: LiveServer = server_factory(env)
+    return server
+
+
+async def test_chat_channels_history_and_limits(chat_server: LiveServer) -> None:
+    live_server = chat_server
     ana_guest, zed_guest = new_guest(live_server.url, "Ana"), new_guest(live_server.url, "Zed")
     room = create_room(live_server.url, ana_guest["token"], "basic_rummy", 2)["room_id"]
     ana = await Client.open(live_server.ws_url, ana_guest["token"])
