@@ -26,7 +26,7 @@ export default {
   does_not_fit: '{card} tidak cocok dengan kombinasi itu.',
   card_just_taken: '{card} baru saja diambil dari tumpukan buangan dan tidak boleh dibuang giliran ini.',
   keep_a_discard: 'Sisakan satu kartu untuk dibuang: putaran hanya dimenangkan dengan membuang kartu terakhir.',
-  only_taken_card_left: 'Kartumu tinggal {card}, yang kamu ambil dari tumpukan buangan dan tidak cocok dengan kombinasi mana pun.',
+  only_taken_card_left: 'Langkah itu hanya akan menyisakan {card}, yang kamu ambil dari tumpukan buangan dan tidak cocok dengan kombinasi mana pun.',
   set_needs_sequence: 'Kamu baru boleh menurunkan set setelah punya seri di meja.',
   draw_or_take_first: 'Ambil kartu dari tumpukan tertutup atau dari buangan dulu.',
   already_drew_or_took: 'Kamu sudah mengambil kartu giliran ini.',
