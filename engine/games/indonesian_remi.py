@@ -289,7 +289,7 @@ class IndonesianRemi(RummyGame):
         cards = [card, *used]
         kind = meld_kind(cards, MELDS)
         if kind is None:
-            raise IllegalAction.of("not_a_meld", "IR-6, IR-7", cards=cards)
+            raise RULES.not_a_meld(cards)
         if kind == "set" and not has_sequence(state, seat):
             raise IllegalAction.of("take_set_needs_sequence", "IR-11")
         index = state.discard.index(card)
@@ -331,7 +331,7 @@ class IndonesianRemi(RummyGame):
         kinds = [meld_kind(g, MELDS) for g in groups]
         if None in kinds:
             wrong = next(g for g, k in zip(groups, kinds, strict=True) if k is None)
-            raise IllegalAction.of("not_a_meld", "IR-6, IR-7", cards=list(wrong))
+            raise RULES.not_a_meld(wrong)
         # Sequences first: one laid earlier in the same turn lets sets follow (IR-8).
         ordered = [g for g, k in zip(groups, kinds, strict=True) if k == "run"]
         ordered += [g for g, k in zip(groups, kinds, strict=True) if k == "set"]

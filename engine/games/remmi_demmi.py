@@ -1042,7 +1042,7 @@ def _peek(
 def _card_list(action: Action, what: str) -> list[str]:
     cards = action.get("cards")
     if not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards):
-        raise IllegalAction.of("missing_cards", field="cards")
+        raise IllegalAction.of("missing_cards", field="cards", action=what)
     if len(set(cards)) != len(cards):
         raise IllegalAction.of("card_twice")
     return cards

@@ -130,6 +130,12 @@ class RummyRules:
         """The rule id(s) a refusal on ``topic`` enforces (``"BR-12"``), or None."""
         return self.cites.get(topic)
 
+    def not_a_meld(self, cards: Sequence[str]) -> IllegalAction:
+        """The refusal of ``cards`` as a meld; in English it says what a meld is."""
+        return IllegalAction(f"{', '.join(cards)} is not a meld: {self.meld_help}.",
+                             reason="not_a_meld", rule=self.rule_for("meld"),
+                             params={"cards": list(cards)})
+
 
 @dataclass(frozen=True)
 class Meld:
@@ -756,7 +762,7 @@ class RummyGame:
             raise IllegalAction.of("not_held", cards=missing)
         kind = meld_kind(cards, rules.melds)
         if kind is None:
-            raise IllegalAction.of("not_a_meld", rules.rule_for("meld"), cards=list(cards))
+            raise rules.not_a_meld(cards)
         self.check_meld(state, seat, cards, kind)
         rest = [c for c in hand if c not in cards]
         meld = Meld(f"m{state.meld_serial + 1}", kind,
