@@ -98,9 +98,7 @@ def check_action(game: Game, action: dict[str, Any]) -> Action:
     kind = action.get("kind")
     if not isinstance(kind, str) or len(kind) > MAX_KIND_CHARS or kind not in schema:
         shown = kind if isinstance(kind, str) and len(kind) <= MAX_KIND_CHARS else None
-        raise RoomError("illegal_action",
-                        f"unknown action kind {shown!r} in {game.name}; expected one of "
-                        f"{', '.join(schema)}")
+        raise RoomError.of("illegal_action", "unknown_action", kind=shown)
     fields = schema[kind]
     clean: Action = {"kind": kind}
     for name, spec in fields.items():
@@ -109,6 +107,7 @@ def check_action(game: Game, action: dict[str, Any]) -> Action:
         value = action[name]
         problem = _shape_error(f"action.{name}", value, spec)
         if problem is not None:
-            raise RoomError("bad_message", f"{kind}: {problem}")
+            raise RoomError.of("bad_message", "bad_field", field=f"action.{name}",
+                               problem=problem)
         clean[name] = value
     return clean

@@ -1,8 +1,9 @@
 """HTTP routes: guests, the games catalog, rooms and replays.
 
-Errors a client should act on come back as ``{"code", "message"}`` (with the
-HTTP status saying how bad); request bodies that don't fit the schema are
-FastAPI's usual 422.
+Errors a client should act on come back as ``{"code", "message", "rule",
+"reason", "params"}`` (with the HTTP status saying how bad; ``reason`` and
+``params``: :mod:`engine.refusals`); request bodies that don't fit the
+schema are FastAPI's usual 422, except a guest's name, refused by reason.
 
 Creating guests and rooms is limited per client address (a token bucket
 each, app/edge.py: 429 ``rate_limited``), and the rooms a player owns that
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from app.daily import replay_is_private
 from app.deps import (
@@ -34,15 +35,24 @@ from engine.options import common_defaults, validate_room_options
 router = APIRouter()
 
 
-class GuestIn(BaseModel):
-    name: str = Field(min_length=1, max_length=24)
+NAME_LIMIT = 24
 
-    @field_validator("name")
-    @classmethod
-    def printable(cls, name: str) -> str:
-        if not name.isprintable() or not name.strip():
-            raise ValueError("names are 1-24 printable characters")
-        return name
+
+class GuestIn(BaseModel):
+    # Checked in the route rather than by the schema, so that a refused name
+    # says exactly why (name_empty, name_too_long, name_not_printable).
+    name: str
+
+
+def _name_refusal(name: str) -> ApiError | None:
+    """Why ``name`` cannot be a guest's name (1-24 printable characters), or None."""
+    if not name.strip():
+        return ApiError(422, "bad_name", reason="name_empty")
+    if len(name) > NAME_LIMIT:
+        return ApiError(422, "bad_name", reason="name_too_long", params={"limit": NAME_LIMIT})
+    if not name.isprintable():
+        return ApiError(422, "bad_name", reason="name_not_printable")
+    return None
 
 
 class RoomIn(BaseModel):
@@ -53,6 +63,9 @@ class RoomIn(BaseModel):
 
 @router.post("/api/guests", status_code=201)
 async def create_guest(body: GuestIn, store: StoreDep, request: Request) -> dict[str, Any]:
+    refusal = _name_refusal(body.name)
+    if refusal is not None:
+        raise refusal
     take_token(request, "guest_buckets", "new guests")
     player = await store.create_player(body.name)
     return {"player_id": player.id, "name": player.name, "token": player.token}
@@ -97,14 +110,15 @@ async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
                       settings: SettingsDep, request: Request) -> dict[str, Any]:
     game = find_game(body.game)
     if game is None:
-        raise ApiError(422, "unknown_game", f"there is no game {body.game!r}")
+        raise ApiError(422, "unknown_game", f"there is no game {body.game!r}",
+                       params={"game": body.game})
     if "scenario" in body.options and not settings.scenarios:
         raise ApiError(403, "scenarios_disabled", "scenario rooms are disabled on this server")
     seats = body.seats if body.seats is not None else game.default_seats
     try:
         options = validate_room_options(game, body.options, seats)
     except BadOptions as err:
-        raise ApiError(422, "bad_options", str(err)) from err
+        raise ApiError(422, "bad_options", str(err), params={"detail": str(err)}) from err
     if settings.max_open_rooms > 0:
         owned = sum(1 for s in await registry.lobby() if s["owner_id"] == player.id)
         if owned >= settings.max_open_rooms:
@@ -125,16 +139,19 @@ async def list_rooms(registry: Registry) -> dict[str, Any]:
 async def get_room(room_id: str, registry: Registry) -> dict[str, Any]:
     summary = await registry.summary(room_id)
     if summary is None:
-        raise ApiError(404, "unknown_room", f"there is no room {room_id!r}")
+        raise ApiError(404, "unknown_room", f"there is no room {room_id!r}",
+                       params={"room": room_id})
     return summary
 
 
 @router.get("/api/rooms/{room_id}/replay")
-async def get_replay(room_id: str, request: Request, store: StoreDep) -> dict[str, Any]:
+async def get_replay(room_id: str, request: Request, store: StoreDep,
+                     game: int | None = None) -> dict[str, Any]:
+    """The room's latest finished game, or its game number ``game`` (rematches)."""
     if await replay_is_private(request.app, store, room_id):
         raise ApiError(403, "daily_private",
                        "a daily deal's replay is private until its UTC day is over")
-    record = await store.replay(room_id)
+    record = await store.replay(room_id, game)
     if record is None:
         raise ApiError(404, "no_replay", "no finished game in that room")
     return record

@@ -40,9 +40,13 @@ from app.snapshots import RedisKeys, RedisSnapshots, text_of
 from engine.room import (
     Act,
     AddBot,
+    Chat,
     Command,
+    History,
     Join,
     Leave,
+    Rematch,
+    RemoveBot,
     RoomActor,
     RoomError,
     Snapshot,
@@ -76,7 +80,8 @@ class LocalRooms(Protocol):
 
 
 COMMANDS: dict[str, type[Any]] = {
-    cls.__name__: cls for cls in (Join, Leave, AddBot, Start, Act, Snapshot)
+    cls.__name__: cls for cls in (Join, Leave, AddBot, Start, Act, Snapshot, RemoveBot, Rematch,
+                                  Chat, History)
 }
 
 # KEYS: lease keys; ARGV[1]: process, ARGV[2]: lease ms. Returns the rooms lost.
@@ -245,8 +250,11 @@ class Cluster:
         finally:
             self._waiting.pop(request, None)
         if "error" in reply:
-            code, text = reply["error"]
-            raise RoomError(code, text)
+            code, text, *more = reply["error"]
+            # The refusal's reason, rule and params (absent from older processes).
+            refusal = more[0] if more else {}
+            raise RoomError(code, text, reason=refusal.get("reason"), rule=refusal.get("rule"),
+                            params=refusal.get("params"))
         result = reply["result"]
         return tuple(result) if isinstance(command, Snapshot) else result
 
@@ -262,10 +270,11 @@ class Cluster:
             reply["result"] = await self.registry.answer(
                 request["room"], decode_command(request["command"]), request.get("cid"))
         except RoomError as err:
-            reply["error"] = [err.code, err.message]
+            reply["error"] = [err.code, err.message, err.wire()]
         except Exception as err:
             log.exception("remote command failed")
-            reply["error"] = ["bad_message", f"could not run the command: {err}"]
+            reply["error"] = ["bad_message", f"could not run the command: {err}",
+                              {"reason": "server_error"}]
         self.broker.publish(self.keys.replies(request["from"]), orjson.dumps(reply))
 
     def _on_reply(self, message: bytes) -> None:

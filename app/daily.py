@@ -227,7 +227,7 @@ DayQuery = Annotated[dt.date | None, Query(alias="date", description="YYYY-MM-DD
 def _game(name: str) -> Game:
     game = find_game(name)
     if game is None:
-        raise ApiError(404, "unknown_game", f"there is no game {name!r}")
+        raise ApiError(404, "unknown_game", f"there is no game {name!r}", params={"game": name})
     return game
 
 
@@ -303,7 +303,8 @@ async def play_daily(game: str, request: Request, response: Response, player: Cu
                                              registry=registry, store=store,
                                              settings=settings, secret=secret)
         except RoomError as err:
-            raise ApiError(503, err.code, err.message) from err
+            raise ApiError(503, err.code, err.message, reason=err.reason, rule=err.rule,
+                           params=err.params) from err
     log.info("daily_opened", extra={"fields": {"room": actor.core.room_id, "game": game,
                                                "date": day.isoformat(), "player": player.id,
                                                "ranked": ranked}})
@@ -399,7 +400,8 @@ async def player_stats(player_id: str, store: StoreDep,
         _game(game)
     names = await store.player_names([player_id])
     if player_id not in names:
-        raise ApiError(404, "unknown_player", f"there is no player {player_id!r}")
+        raise ApiError(404, "unknown_player", f"there is no player {player_id!r}",
+                       params={"player": player_id})
     stats = {s.game: s for s in await store.daily_stats(player_id, game)}
     games = [game] if game is not None else sorted(stats)
     out = []

@@ -16,7 +16,8 @@ queries and must stay in step with the migrations. The tables:
     ``created_at`` and ``updated_at``.
 
 ``games``
-    One row per finished game, at most one per room: ``game``, ``options``,
+    One row per finished game: ``room_id`` and ``number`` (the room's first
+    game is 1, each rematch one more; unique together), ``game``, ``options``,
     ``seed`` and ``actions`` (the action log, a JSON list of dicts) are
     everything needed to replay it; ``scores`` (JSON list of ints, by seat),
     ``seat_names`` (JSON list of names or nulls, by seat), ``started_at`` and
@@ -71,6 +72,7 @@ from sqlalchemy import (
     MetaData,
     String,
     TypeDecorator,
+    UniqueConstraint,
     text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -158,11 +160,14 @@ class GameRecord(Base):
     """A finished game (table ``games``)."""
 
     __tablename__ = "games"
+    # A room's games, one per number (its first, then one per rematch).
+    __table_args__ = (UniqueConstraint("room_id", "number"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     room_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("rooms.id", ondelete="CASCADE"), unique=True
+        String(32), ForeignKey("rooms.id", ondelete="CASCADE")
     )
+    number: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     game: Mapped[str] = mapped_column(String(32))
     options: Mapped[dict[str, Any]] = mapped_column(JsonType)
     seed: Mapped[int] = mapped_column(BigInteger)

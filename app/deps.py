@@ -10,12 +10,13 @@ Terms:
 - *guest token*: the secret a guest gets from ``POST /api/guests`` and sends
   back as ``Authorization: Bearer <token>``; it names the *current player*.
 - :class:`ApiError`: a refusal a client should act on, sent as
-  ``{"code", "message"}`` with an HTTP status saying how bad.
+  ``{"code", "message", "rule", "reason", "params"}`` with an HTTP status
+  saying how bad (``reason`` and ``params``: :mod:`engine.refusals`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, HTTPException, Request
 
@@ -23,11 +24,19 @@ from app.edge import TokenBuckets, client_address, rate_limited
 from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.store import PlayerRecord, Store
+from engine.refusals import sentence
 
 
 class ApiError(HTTPException):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(status, detail={"code": code, "message": message})
+    def __init__(self, status: int, code: str, message: str | None = None, *,
+                 reason: str | None = None, rule: str | None = None,
+                 params: dict[str, Any] | None = None) -> None:
+        reason = reason or code
+        params = params or {}
+        super().__init__(status, detail={
+            "code": code,
+            "message": message if message is not None else sentence(reason, params),
+            "rule": rule, "reason": reason, "params": params})
 
 
 def get_settings(request: Request) -> Settings:
@@ -76,7 +85,8 @@ async def require_player(
     """The Bearer token's player; 401 without one."""
     player = await optional_player(store, authorization)
     if player is None:
-        raise ApiError(401, "unauthorized", "send Authorization: Bearer <guest token>")
+        raise ApiError(401, "unauthorized", "send Authorization: Bearer <guest token>",
+                       reason="unauthorized")
     return player
 
 

@@ -22,7 +22,8 @@ from typing import Any
 import orjson
 
 from app.wsprotocol import wire
-from engine.room import Change
+from engine.refusals import sentence
+from engine.room import Change, RoomError
 
 
 def dumps(obj: Any) -> bytes:
@@ -35,11 +36,27 @@ def loads(data: bytes | str) -> Any:
     return orjson.loads(data)
 
 
-def error(code: str, message: str, ref: Any = None) -> bytes:
-    frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
+def error(code: str, message: str | None = None, ref: Any = None, *,
+          reason: str | None = None, rule: str | None = None,
+          params: dict[str, Any] | None = None) -> bytes:
+    """A refusal: ``code`` (what a program acts on), ``reason`` and ``params``
+    (the exact refusal, which a client says in its player's language), the
+    ``rule`` it enforces and the English ``message`` (:mod:`engine.refusals`)."""
+    reason = reason or code
+    params = params or {}
+    frame: dict[str, Any] = {
+        "type": "error", "code": code,
+        "message": message if message is not None else sentence(reason, params),
+        "rule": rule, "reason": reason, "params": params}
     if ref is not None:
         frame["ref"] = ref
     return dumps(frame)
+
+
+def refusal(err: RoomError, ref: Any = None) -> bytes:
+    """The error frame of a refused command."""
+    return error(err.code, err.message, ref, reason=err.reason, rule=err.rule,
+                 params=err.params)
 
 
 def ack(ref: Any, **extra: Any) -> bytes:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -45,10 +46,13 @@ from app.feeds import Feeds
 from app.messages import (
     ActMessage,
     AddBotMessage,
+    ChatMessage,
     ClientMessage,
     JoinMessage,
     LeaveMessage,
     PingMessage,
+    RematchMessage,
+    RemoveBotMessage,
     StartMessage,
     validate_message,
 )
@@ -58,7 +62,20 @@ from app.store import PlayerRecord
 from app.wsprotocol import Receiver, frame_path, unwire, wire
 from engine.game import Game
 from engine.games import find_game
-from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
+from engine.room import (
+    Act,
+    AddBot,
+    Chat,
+    Command,
+    History,
+    Join,
+    Leave,
+    Rematch,
+    RemoveBot,
+    RoomError,
+    Snapshot,
+    Start,
+)
 
 log = logging.getLogger("kartu.gateway")
 
@@ -191,7 +208,7 @@ class Connection:
                     break
                 text = message.get("text")
                 if not isinstance(text, str):
-                    self.send(frames.error("bad_message", "send JSON text frames"))
+                    self.send(frames.error("bad_message", reason="not_text"))
                     continue
                 if len(text) > self.settings.max_frame_bytes:
                     self.close_soon(CLOSE_TOO_BIG, "message too big")
@@ -231,7 +248,7 @@ class Connection:
         if self._flood_level > self.settings.flood_refuse_level:
             # With the ref of the message refused, so that a client waiting
             # for its answer gets one and may send it again later.
-            self.send(frames.error("rate_limited", "slow down: too many messages", _ref_of(text)))
+            self.send(frames.error("rate_limited", None, _ref_of(text)))
             return False
         return True
 
@@ -257,19 +274,23 @@ class Connection:
         try:
             raw = orjson.loads(text)
         except orjson.JSONDecodeError:
-            self.send(frames.error("bad_message", "not valid JSON"))
+            self.send(frames.error("bad_message", reason="not_json"))
             return
         try:
             msg: ClientMessage = validate_message(raw)
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "message"
-            self.send(frames.error("bad_message", f"{where}: {first['msg']}", _ref_in(raw)))
+            # The field without the message type pydantic puts first ("join.room").
+            field = ".".join(str(p) for p in first["loc"][1:]) or where
+            self.send(frames.error("bad_message", f"{where}: {first['msg']}", _ref_in(raw),
+                                   reason="bad_field",
+                                   params={"field": field, "problem": first["msg"]}))
             return
         try:
             await self._handle(msg)
         except RoomError as err:
-            self.send(frames.error(err.code, err.message, msg.ref))
+            self.send(frames.refusal(err, msg.ref))
 
     async def _call(self, room_id: str, command: Command) -> Any:
         return await self.registry.call(room_id, command)
@@ -278,7 +299,7 @@ class Connection:
         if isinstance(msg, ActMessage):  # first: nearly every message is one
             membership = self.memberships.get(msg.room)
             if membership is None or membership.seat is None:
-                raise RoomError("forbidden", "join the room as a player before acting")
+                raise RoomError.of("forbidden", "join_first")
             # Checked against the game's schema before the room sees it: only
             # the fields the action's kind reads reach the room and its log.
             action = (check_action(membership.game, msg.action) if membership.game is not None
@@ -300,6 +321,40 @@ class Connection:
         elif isinstance(msg, StartMessage):
             await self._call(msg.room, Start(self.player_id))
             self.send(frames.ack(msg.ref))
+        else:
+            await self._handle_table(msg)
+
+    # A chat line weighs this many messages in the flood bucket: a table
+    # may talk, not scroll everyone's chat away.
+    CHAT_WEIGHT = 4
+
+    async def _handle_table(self, msg: ClientMessage) -> None:
+        """The table's own messages: remove_bot, rematch, chat."""
+        if isinstance(msg, RemoveBotMessage):
+            await self._call(msg.room, RemoveBot(self.player_id, msg.seat))
+            self.send(frames.ack(msg.ref, seat=msg.seat))
+        elif isinstance(msg, RematchMessage):
+            await self._call(msg.room, Rematch(self.player_id, secrets.randbits(63)))
+            self.send(frames.ack(msg.ref))
+        elif isinstance(msg, ChatMessage):
+            membership = self.memberships.get(msg.room)
+            if membership is None:
+                raise RoomError.of("illegal_action", "join_first")
+            self._flood_level += self.CHAT_WEIGHT - 1
+            if self._flood_level > self.settings.flood_refuse_level:
+                raise RoomError.of("rate_limited", "rate_limited")
+            name = self.player.name if self.player else None
+            line = await self._call(msg.room, Chat(self.player_id, membership.seat, name,
+                                                   msg.text, msg.emote))
+            self.send(frames.ack(msg.ref, id=line["id"]))
+
+    async def _send_history(self, room_id: str, seat: int | None) -> None:
+        """What a joiner missed: the table log so far and the chat it may read."""
+        history = await self._call(room_id, History(seat))
+        self.send(frames.dumps({"type": "log", "room": room_id, "version": history["version"],
+                                "game": history["game"], "entries": history["entries"]}))
+        self.send(frames.dumps({"type": "chat_history", "room": room_id,
+                                "lines": history["chat"]}))
 
     async def _join(self, msg: JoinMessage) -> None:
         current = self.memberships.get(msg.room)
@@ -354,7 +409,7 @@ class Connection:
             # Without a feed the join is useless: undo it and say so.
             await self._call(msg.room, Leave(self.player_id, seat, True, self.conn_id))
             raise RoomError("busy", "the server could not open this room's feed; "
-                                    "try again") from err
+                                    "try again", reason="busy") from err
         self.memberships[msg.room] = membership
         if self._closing:  # it closed while the feed was opening
             self._stop_receiving()
@@ -364,13 +419,14 @@ class Connection:
         membership.set_floor(version)
         membership.game = find_game(str(view.get("game")))
         self.send(frames.state(msg.room, version, view))
+        await self._send_history(msg.room, seat)
         self.send(frames.ack(msg.ref, seat=seat, role=msg.role))
 
     async def _leave(self, room_id: str, *, disconnect: bool = False) -> None:
         membership = self.memberships.pop(room_id, None)
         if membership is None:
             if not disconnect:
-                raise RoomError("illegal_action", "you are not in that room")
+                raise RoomError.of("illegal_action", "not_in_room")
             return
         if membership.feed is not None:
             await self.feeds.detach(membership.channel, membership.feed)

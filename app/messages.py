@@ -53,8 +53,30 @@ class PingMessage(_Message):
     type: Literal["ping"]
 
 
+class RemoveBotMessage(_Message):
+    type: Literal["remove_bot"]
+    room: RoomId
+    seat: int
+
+
+class RematchMessage(_Message):
+    type: Literal["rematch"]
+    room: RoomId
+
+
+class ChatMessage(_Message):
+    """A chat line: ``text`` (the room caps its length) or an ``emote`` key."""
+
+    type: Literal["chat"]
+    room: RoomId
+    # Bounded here too, so that a long line is refused before it is copied on.
+    text: Annotated[str, Field(max_length=2000)] | None = None
+    emote: Annotated[str, Field(max_length=32)] | None = None
+
+
 ClientMessage = Annotated[
-    JoinMessage | LeaveMessage | AddBotMessage | StartMessage | ActMessage | PingMessage,
+    JoinMessage | LeaveMessage | AddBotMessage | StartMessage | ActMessage | PingMessage
+    | RemoveBotMessage | RematchMessage | ChatMessage,
     Field(discriminator="type"),
 ]
 

@@ -36,7 +36,15 @@ from typing import Any
 from app.broker import Broker
 from app.cluster import Cluster
 from app.feeds import Feeds
-from app.frames import change_frames, dumps, envelope_of, loads, room_channels
+from app.frames import (
+    change_frames,
+    dumps,
+    envelope_of,
+    loads,
+    room_channels,
+    seat_channel,
+    watch_channel,
+)
 from app.frames import spectators as spectators_frame
 from app.retries import APPLIED, Replies
 from app.settings import Settings
@@ -45,7 +53,7 @@ from app.store import FinishedGame, RoomRecord, Store
 from app.wsprotocol import wire
 from engine.game import Game, Outcome
 from engine.games import find_game
-from engine.room import Change, Command, RoomActor, RoomCore, RoomError, Snapshot
+from engine.room import Change, Command, History, RoomActor, RoomCore, RoomError, Snapshot
 
 log = logging.getLogger("kartu.rooms")
 
@@ -152,7 +160,7 @@ class RoomRegistry:
             status=core.status, seed=seed,
         ))
         if self.cluster is not None and not await self.cluster.acquire(room_id):
-            raise RoomError("busy", "could not claim the new room; try again")
+            raise RoomError.of("busy", "busy")
         actor = self._run(core)
         await self._commit(core, core.take_changes())
         self._statuses[room_id] = core.status
@@ -163,6 +171,7 @@ class RoomRegistry:
 
     def _run(self, core: RoomCore) -> RoomActor:
         actor = RoomActor(core, now_ms, commit=self._commit)
+        actor.on_chat = self._send_chat
         actor.start()
         self.rooms[core.room_id] = actor
         self.broker.host(room_channels(core.room_id, core.seat_count))
@@ -181,7 +190,7 @@ class RoomRegistry:
     async def call(self, room_id: str, command: Command) -> Any:
         """Runs ``command`` in the room, wherever it lives; raises RoomError."""
         command_id = None
-        if self.replies is not None and not isinstance(command, Snapshot):
+        if self.replies is not None and not isinstance(command, Snapshot | History):
             command_id = f"{self.process_id}:{next(self._commands)}"
         actor = self.rooms.get(room_id)
         if actor is not None and not actor.stopped:  # the common case: the room is here
@@ -200,14 +209,14 @@ class RoomRegistry:
             except TimeoutError:
                 pass  # the owner did not answer: it may be dead; the room will move
             if time.monotonic() > give_up:
-                raise RoomError("busy", "the room is moving to another server; try again")
+                raise RoomError.of("busy", "busy")
             await asyncio.sleep(0.2)
 
     async def answer(self, room_id: str, command: Command, command_id: str | None) -> Any:
         """Runs a command another process routed here; ``moved`` if the room is not here."""
         actor = self.get(room_id)
         if actor is None:
-            raise RoomError("moved", "the room moved; try again")
+            raise RoomError.of("moved", "moved")
         return await self._run_here(room_id, actor, command, command_id)
 
     async def _run_here(self, room_id: str, actor: RoomActor, command: Command,
@@ -227,18 +236,18 @@ class RoomRegistry:
         if actor is not None:
             return await self._run_here(room_id, actor, command, command_id)
         if self.cluster is None:
-            raise RoomError("unknown_room", f"there is no room {room_id!r}")
+            raise RoomError.of("unknown_room", "unknown_room", room=room_id)
         owner = await self.cluster.owner(room_id)
         if owner is not None and owner != self.process_id:
             return await self.cluster.call(owner, room_id, command, command_id)
         if owner is None and await self.cluster.is_active(room_id):
             await self.take_over(room_id)
-            raise RoomError("moved", "the room is moving; try again")
+            raise RoomError.of("moved", "moved")
         if owner is None and not await self.cluster.exists(room_id):
-            raise RoomError("unknown_room", f"there is no room {room_id!r}")
+            raise RoomError.of("unknown_room", "unknown_room", room=room_id)
         if owner is None:
-            raise RoomError("unknown_room", f"room {room_id!r} is over")
-        raise RoomError("moved", "the room is starting here; try again")
+            raise RoomError.of("unknown_room", "room_over", room=room_id)
+        raise RoomError.of("moved", "moved")
 
     async def lobby(self) -> list[dict[str, Any]]:
         if self.cluster is not None:
@@ -396,6 +405,22 @@ class RoomRegistry:
             self._count_changed(core)
         return True
 
+    def _send_chat(self, core: RoomCore, lines: list[dict[str, Any]]) -> None:
+        """Sends chat lines to their readers: the players' channel to every
+        audience, the spectators' to the spectators only. Through the broker
+        (which hands them to this process's connections too), not the save:
+        chat is kept with the room in memory, not stored change by change.
+        Framed with the next version, so that no connection's floor (the
+        version of the snapshot it was sent) hides a line written after it."""
+        watch = watch_channel(core.room_id)
+        seats = [seat_channel(core.room_id, s.index) for s in core.seats
+                 if s.player_id is not None]
+        for line in lines:
+            data = envelope_of(core.version + 1, wire(dumps(
+                {"type": "chat", "room": core.room_id, **line})))
+            for channel in ([*seats, watch] if line["channel"] == "players" else [watch]):
+                self.broker.publish(channel, data)
+
     @classmethod
     def _snapshot_entries(cls, room_id: str) -> int:
         """How many log entries ``room_id`` saves between full snapshots."""
@@ -453,6 +478,7 @@ class RoomRegistry:
             results=[(s.index, s.player_id, s.name or "", s.bot, outcome.scores[s.index],
                       s.index in winners) for s in room.seats],
             started_at=_utc(room.started_at), finished_at=_utc(None),
+            number=room.game_number,
         )))
 
     async def _record_finished(self, room: RoomCore, outcome: Outcome,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, case, event, func, select, update
+from sqlalchemy import Select, case, event, func, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -96,6 +96,7 @@ class FinishedGame:
     results: Sequence[tuple[int, str | None, str, bool, int, bool]]
     started_at: datetime
     finished_at: datetime
+    number: int = 1  # the room's first game, or a rematch's number
 
 
 @dataclass(frozen=True)
@@ -406,11 +407,13 @@ class Store:
         """Records a finished game and marks its room finished, in one transaction.
 
         The room must have been saved first. Returns the game's id; a second
-        game for the same room is refused (``sqlalchemy.exc.IntegrityError``).
+        game of the same room and number is refused
+        (``sqlalchemy.exc.IntegrityError``).
         """
         results = [SeatResult(*line) for line in finished.results]
         record = GameRecord(
             room_id=finished.room_id,
+            number=finished.number,
             game=finished.game,
             options=finished.options,
             seed=_check_seed(finished.seed),
@@ -442,8 +445,8 @@ class Store:
             )
         return record.id
 
-    async def replay(self, room_id: str) -> dict[str, Any] | None:
-        """The record of the room's finished game, or None.
+    async def replay(self, room_id: str, number: int | None = None) -> dict[str, Any] | None:
+        """The record of the room's finished game ``number`` (None: its latest), or None.
 
         ``{"game", "options", "seed", "actions"}`` replay it; ``players`` and
         ``started_at`` (epoch ms, the ``now`` of the first deal) complete it, and
@@ -455,7 +458,10 @@ class Store:
                     select(
                         GameRecord.game, GameRecord.options, GameRecord.seed, GameRecord.actions,
                         GameRecord.seat_names, GameRecord.scores, GameRecord.started_at,
+                        GameRecord.number,
                     ).where(GameRecord.room_id == room_id)
+                    .where(GameRecord.number == number if number is not None else true())
+                    .order_by(GameRecord.number.desc()).limit(1)
                 )
             ).first()
         if row is None:
@@ -464,6 +470,7 @@ class Store:
             "game": row.game, "options": row.options, "seed": row.seed, "actions": row.actions,
             "players": len(row.seat_names), "seat_names": row.seat_names, "scores": row.scores,
             "started_at": round(row.started_at.timestamp() * 1000),
+            "number": row.number,
         }
 
     async def recent_results(self, player_id: str, limit: int = 20) -> list[PlayedGame]:

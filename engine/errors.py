@@ -1,9 +1,26 @@
 """Domain errors raised by the rules.
 
 A rule that refuses an action raises one of these *before* it changes
-anything, so the caller can report ``code`` and ``message`` to the player and
-carry on with the state it had.
+anything, so the caller can report it to the player and carry on with the
+state it had. A refusal says what went wrong three ways:
+
+- ``code``: the broad class a program acts on (``illegal_action``,
+  ``not_your_turn``), as the wire contract names it;
+- ``reason``: a stable snake_case key naming the exact refusal
+  (``draw_first``, ``card_just_taken``), with ``params``, the few facts its
+  sentence needs (card ids as ids, seats as numbers): a client turns the two
+  into a sentence in its player's language (:mod:`engine.refusals` lists
+  every reason with its English sentence);
+- ``rule``: the written rule it enforces (``"BR-12"``, ``"IR-6, IR-7"``) or
+  None, and ``message``: the English sentence, without the rule id.
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.refusals import sentence
 
 
 class GameError(ValueError):
@@ -11,9 +28,19 @@ class GameError(ValueError):
 
     code = "illegal_action"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str | None = None, *, reason: str | None = None,
+                 rule: str | None = None, params: Mapping[str, Any] | None = None) -> None:
+        # Without a reason the refusal is unnamed: the client shows the message.
+        self.reason = reason or self.code
+        self.rule = rule
+        self.params: dict[str, Any] = dict(params or {})
+        self.message = message if message is not None else sentence(self.reason, self.params)
+        super().__init__(self.message)
+
+    @classmethod
+    def of(cls, reason: str, rule: str | None = None, **params: Any) -> GameError:
+        """The refusal ``reason`` (its English sentence from the catalog)."""
+        return cls(reason=reason, rule=rule, params=params)
 
 
 class IllegalAction(GameError):

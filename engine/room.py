@@ -17,7 +17,21 @@ Terms:
   player acts again.
 - *action log*: every applied action and timeout in order, with its ``now``:
   with the seed and options it replays the game exactly
-  (:func:`engine.replay.replay`). Entries are plain dicts.
+  (:func:`engine.replay.replay`). Entries are plain dicts. A *rematch* (a
+  new game in the same room, same seats, new seed) is an entry too
+  (``{"rematch": true, "seed", "at"}``): the log only grows, and the current
+  game's actions are those after :attr:`RoomCore.game_start`.
+- *table log*: the public part of the current game's action log, one line
+  per entry: the seat, the action's kind, whether a bot made it, and the
+  events it caused, which every viewer is sent anyway (a discard's card, not
+  a stock draw's). A client that joins or reloads gets it (:class:`History`).
+- *chat*: lines players and spectators write, on two *channels*: ``players``
+  (seated players write; everyone reads) and ``spectators`` (spectators
+  write; only spectators read, so that watchers cannot coach a player).
+  Chat is not game state: it bumps no version and stays out of the action
+  log; the room keeps its last :attr:`RoomCore.CHAT_KEEP` lines in memory
+  and hands new ones to its runner apart from changes
+  (:meth:`RoomCore.take_chat`).
 
 :class:`RoomCore` holds the logic and is synchronous: it takes ``now`` for
 everything, so tests drive it with a fake clock. :class:`RoomActor` wraps it
@@ -32,13 +46,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.bots import Bot, find_bot
 from engine.errors import GameError
 from engine.game import Action, Event, Game, Outcome, View
+from engine.refusals import sentence
 
 log = logging.getLogger("kartu.room")
 
@@ -46,12 +61,35 @@ BOT_NAMES = ("Ada", "Bram", "Cleo", "Dara", "Emil", "Fenna", "Gus", "Hana", "Ivo
 
 
 class RoomError(Exception):
-    """A refused room command; ``code`` goes on the wire. Nothing was changed."""
+    """A refused room command; ``code`` goes on the wire. Nothing was changed.
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    Like a game's refusal (:class:`engine.errors.GameError`) it names the
+    exact refusal by ``reason`` with its ``params`` (the sentence a client
+    says, :mod:`engine.refusals`) and the written ``rule`` it enforces, if any.
+    """
+
+    def __init__(self, code: str, message: str | None = None, *, reason: str | None = None,
+                 rule: str | None = None, params: Mapping[str, Any] | None = None) -> None:
         self.code = code
-        self.message = message
+        self.reason = reason or code
+        self.rule = rule
+        self.params: dict[str, Any] = dict(params or {})
+        self.message = message if message is not None else sentence(self.reason, self.params)
+        super().__init__(self.message)
+
+    @classmethod
+    def of(cls, code: str, reason: str, **params: Any) -> RoomError:
+        """The refusal ``reason`` under ``code`` (its English sentence from the catalog)."""
+        return cls(code, reason=reason, params=params)
+
+    @classmethod
+    def from_game(cls, err: GameError) -> RoomError:
+        return cls(err.code, err.message, reason=err.reason, rule=err.rule, params=err.params)
+
+    def wire(self) -> dict[str, Any]:
+        """The refusal's fields as an error frame or HTTP body carries them."""
+        return {"code": self.code, "message": self.message, "rule": self.rule,
+                "reason": self.reason, "params": self.params}
 
 
 @dataclass
@@ -133,7 +171,45 @@ class Snapshot:
     seat: int | None
 
 
-Command = Join | Leave | AddBot | Start | Act | Snapshot
+@dataclass(frozen=True)
+class RemoveBot:
+    """The owner frees a bot's seat before the game starts."""
+
+    player_id: str | None
+    seat: int
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """A seated player starts the next game once one is over: same seats, ``seed``."""
+
+    player_id: str | None
+    seed: int
+
+
+@dataclass(frozen=True)
+class Chat:
+    """A chat line: ``text`` or one of :data:`EMOTES`. ``seat`` None: a spectator."""
+
+    player_id: str | None
+    seat: int | None
+    name: str | None
+    text: str | None = None
+    emote: str | None = None
+
+
+@dataclass(frozen=True)
+class History:
+    """Reads what a joiner missed: the table log and the chat ``seat`` may read."""
+
+    seat: int | None
+
+
+Command = Join | Leave | AddBot | Start | Act | Snapshot | RemoveBot | Rematch | Chat | History
+
+# Quick chat lines a client shows (and words) itself.
+EMOTES = frozenset({"hi", "gg", "wp", "oops", "thanks", "hurry", "wow", "bye"})
+CHAT_LIMIT = 200  # characters of a chat line
 
 
 @dataclass(slots=True)
@@ -188,6 +264,19 @@ class RoomCore:
     spectators_moved: bool = field(default=False, init=False, repr=False)
     # Who plays the bot seats (and absent players' turns), looked up once.
     _bot: Bot = field(init=False, repr=False)
+    # The current game: its number in the room (1, then one more per
+    # rematch) and where its entries start in the action log.
+    game_number: int = 1
+    game_start: int = 0
+    # The table log of the current game (see the module's terms); None: to
+    # be made again from the action log (a room restored from a snapshot).
+    _table_log: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
+    # The room's last CHAT_KEEP chat lines, and those its runner has not taken.
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    chat_serial: int = 0
+    chat_outbox: list[dict[str, Any]] = field(default_factory=list, init=False, repr=False)
+
+    CHAT_KEEP = 100
 
     def __post_init__(self) -> None:
         self._bot = find_bot(self.game.name)
@@ -307,6 +396,8 @@ class RoomCore:
         """Applies one command. Raises RoomError (nothing changed) or returns a reply."""
         if isinstance(command, Snapshot):
             return self.version, self.view_for(command.seat, now)
+        if isinstance(command, History):
+            return self.history(command.seat)
         return self._dispatch(command, now)
 
     def _dispatch(self, command: Command, now: int) -> Any:
@@ -320,24 +411,30 @@ class RoomCore:
             return self._add_bot(command, now)
         if isinstance(command, Start):
             return self._start(command, now)
-        raise RoomError("bad_message", "unknown command")
+        if isinstance(command, RemoveBot):
+            return self._remove_bot(command, now)
+        if isinstance(command, Rematch):
+            return self._rematch(command, now)
+        if isinstance(command, Chat):
+            return self._chat(command, now)
+        raise RoomError.of("bad_message", "unknown_command")
 
     def _join(self, cmd: Join, now: int) -> int | None:
         if cmd.role == "spectator":
             if self.private:
-                raise RoomError("forbidden", "this room cannot be watched")
+                raise RoomError.of("forbidden", "cannot_watch")
             self.watchers.add(cmd.conn)
             self._watchers_changed(now)
             return None
         if cmd.player_id is None:
-            raise RoomError("forbidden", "sign in as a guest to take a seat; anyone may watch")
+            raise RoomError.of("forbidden", "sign_in_to_play")
         seat = self.seat_of(cmd.player_id)
         if seat is None:
             if self.status != "waiting":
-                raise RoomError("room_full", "the game has started: you can watch it")
+                raise RoomError.of("room_full", "game_started")
             free = [s for s in self.seats if s.is_free]
             if not free:
-                raise RoomError("room_full", "every seat is taken: you can watch")
+                raise RoomError.of("room_full", "room_full")
             chosen = free[0]
             chosen.player_id, chosen.name = cmd.player_id, cmd.name
             seat = chosen.index
@@ -355,13 +452,20 @@ class RoomCore:
             return
         seat = self.seats[cmd.seat]
         if seat.player_id != cmd.player_id:
-            raise RoomError("forbidden", "that is not your seat")
+            raise RoomError.of("forbidden", "not_your_seat")
         seat.connections.discard(cmd.conn)
         event: Event = {"kind": "disconnected" if cmd.disconnect else "left", "seat": seat.index}
         if self.status == "waiting" and not cmd.disconnect and not seat.connections:
             # Before the game starts, leaving gives the seat up.
             seat.player_id = seat.name = None
-        self._emit(now, [event])
+        events = [event]
+        if self.status == "playing" and not cmd.disconnect and not seat.connections \
+                and not seat.away:
+            # Leaving a game on purpose (say, a rematch one does not want): its
+            # bot plays the seat at once, not only once the turn clock runs out.
+            seat.away = True
+            events.append({"kind": "away", "seat": seat.index})
+        self._emit(now, events)
 
     def _watchers_changed(self, now: int) -> None:
         """A spectator came or went: only the count, and whether anyone watches.
@@ -378,18 +482,31 @@ class RoomCore:
 
     def _require_owner(self, player_id: str | None, what: str) -> None:
         if player_id is None or player_id != self.owner_id:
-            raise RoomError("forbidden", f"only the room's owner can {what}")
+            raise RoomError.of("forbidden", "owner_only", command=what)
 
     def _add_bot(self, cmd: AddBot, now: int) -> int:
-        self._require_owner(cmd.player_id, "add bots")
+        self._require_owner(cmd.player_id, "add_bot")
         if self.status != "waiting":
-            raise RoomError("illegal_action", "bots can only be added before the game starts")
+            raise RoomError.of("illegal_action", "bots_before_start")
         free = [s for s in self.seats if s.is_free]
         if not free:
-            raise RoomError("room_full", "every seat is taken")
+            raise RoomError.of("room_full", "room_full")
         seat = self._seat_bot(free[0])
         self._emit(now, [{"kind": "bot_added", "seat": seat.index, "name": seat.name}])
         return seat.index
+
+    def _remove_bot(self, cmd: RemoveBot, now: int) -> None:
+        self._require_owner(cmd.player_id, "remove_bot")
+        if self.status != "waiting":
+            raise RoomError.of("illegal_action", "bots_before_start")
+        if isinstance(cmd.seat, bool) or not isinstance(cmd.seat, int) \
+                or not 0 <= cmd.seat < self.seat_count:
+            raise RoomError.of("illegal_action", "no_such_seat", seat=str(cmd.seat))
+        seat = self.seats[cmd.seat]
+        if not seat.bot:
+            raise RoomError.of("illegal_action", "not_a_bot_seat", seat=cmd.seat)
+        seat.bot, seat.name = False, None
+        self._emit(now, [{"kind": "bot_removed", "seat": seat.index}])
 
     def _seat_bot(self, seat: Seat) -> Seat:
         used = {s.name for s in self.seats}
@@ -399,15 +516,12 @@ class RoomCore:
         return seat
 
     def _start(self, cmd: Start, now: int) -> None:
-        self._require_owner(cmd.player_id, "start the game")
+        self._require_owner(cmd.player_id, "start")
         if self.status != "waiting":
-            raise RoomError("illegal_action", "the game has already started")
+            raise RoomError.of("illegal_action", "already_started")
         free = [s for s in self.seats if s.is_free]
         if free and not self.options.get("fill_bots"):
-            raise RoomError(
-                "illegal_action",
-                f"{len(free)} seat(s) still empty: add bots or wait for players",
-            )
+            raise RoomError.of("illegal_action", "seats_empty", count=len(free))
         state = self.game.setup(self.options, self.seat_count, self.seed, now)
         for seat in free:
             self._seat_bot(seat)
@@ -416,13 +530,113 @@ class RoomCore:
         self.started_at = now
         self._emit(now, [{"kind": "started", "players": self.seat_count}])
 
+    def _rematch(self, cmd: Rematch, now: int) -> None:
+        """The next game at once, same seats: "play again" is one click for the
+        table. Players who do not want it leave; a seat without a connection
+        is played by its bot (away) until its player comes back and acts."""
+        if self.private:
+            # Daily deals: one ranked game per room, and the day's deal is the point.
+            raise RoomError.of("illegal_action", "no_rematch_here")
+        by = self.seat_of(cmd.player_id)
+        if by is None:
+            raise RoomError.of("forbidden", "not_seated")
+        if self.status != "finished":
+            raise RoomError.of("illegal_action", "game_not_over")
+        self._new_game(cmd.seed, now)
+        self.action_log.append({"rematch": True, "seed": cmd.seed, "at": now})
+        self.game_start = len(self.action_log)
+        self._table_log = []
+        for seat in self.seats:
+            seat.away = seat.player_id is not None and not seat.connections
+        self._emit(now, [{"kind": "rematch_offered", "by": by, "name": self.seats[by].name,
+                          "game": self.game_number},
+                         {"kind": "started", "players": self.seat_count,
+                          "game": self.game_number}])
+
+    def _new_game(self, seed: int, now: int) -> None:
+        """Deals the room's next game with ``seed`` (a rematch, or one replayed)."""
+        self.state = self.game.setup(self.options, self.seat_count, seed, now)
+        self.seed = seed
+        self.status = "playing"
+        self.started_at = now
+        self.game_number += 1
+        self._turn_key = None
+        self.turn_deadline = self.bot_due = None
+
+    def _chat(self, cmd: Chat, now: int) -> dict[str, Any]:
+        if cmd.player_id is None or not cmd.name:
+            raise RoomError.of("forbidden", "sign_in_to_chat")
+        if cmd.seat is not None and (not 0 <= cmd.seat < self.seat_count
+                                     or self.seats[cmd.seat].player_id != cmd.player_id):
+            raise RoomError.of("forbidden", "not_your_seat")
+        line: dict[str, Any] = {
+            "id": self.chat_serial + 1,
+            "channel": "players" if cmd.seat is not None else "spectators",
+            "seat": cmd.seat, "name": cmd.name, "at": now}
+        if cmd.emote is not None:
+            if cmd.emote not in EMOTES:
+                raise RoomError.of("illegal_action", "unknown_emote", emote=cmd.emote)
+            line["emote"] = cmd.emote
+        else:
+            # Shown as text, never as HTML: the server keeps it as written,
+            # only without control characters (a line is one line).
+            text = "".join(c for c in (cmd.text or "") if c.isprintable()).strip()
+            if not text:
+                raise RoomError.of("illegal_action", "chat_empty")
+            if len(text) > CHAT_LIMIT:
+                raise RoomError.of("illegal_action", "chat_too_long", limit=CHAT_LIMIT)
+            line["text"] = text
+        self.chat_serial += 1
+        self.chat.append(line)
+        del self.chat[:-self.CHAT_KEEP]
+        self.chat_outbox.append(line)
+        self.last_activity = now
+        return line
+
+    def take_chat(self) -> list[dict[str, Any]]:
+        """The chat lines written since the last call (the chat outbox emptied)."""
+        lines, self.chat_outbox = self.chat_outbox, []
+        return lines
+
+    def history(self, seat: int | None) -> dict[str, Any]:
+        """What a joiner missed: the current game's table log and the chat
+        lines ``seat`` may read (a player: the players' channel; None, a
+        spectator: both)."""
+        return {"game": self.game_number, "version": self.version,
+                "entries": list(self.table_log()),
+                "chat": [line for line in self.chat
+                         if seat is None or line["channel"] == "players"]}
+
+    def table_log(self) -> list[dict[str, Any]]:
+        """The current game's table log, made again from the action log when
+        it does not match it (a room restored from a snapshot, or changed
+        behind its back)."""
+        entries = self.action_log[self.game_start:]
+        if self._table_log is None or len(self._table_log) != len(entries):
+            self._table_log = self._replay_table_log(entries)
+        return self._table_log
+
+    def _replay_table_log(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if self.started_at is None or not entries:
+            return []
+        state = self.game.setup(self.options, self.seat_count, self.seed, self.started_at)
+        lines = []
+        for entry in entries:
+            if entry.get("timeout"):
+                state, events = self.game.on_timeout(state, entry["at"])
+            else:
+                state, events = self.game.apply(state, entry["seat"], entry["action"],
+                                                entry["at"])
+            lines.append(_table_line(entry, events))
+        return lines
+
     def _act(self, cmd: Act, now: int) -> None:
         # The seat the gateway says is the player's (a player has at most one).
         if cmd.seat is None or cmd.player_id is None or not 0 <= cmd.seat < self.seat_count \
                 or self.seats[cmd.seat].player_id != cmd.player_id:
-            raise RoomError("forbidden", "only seated players can act")
+            raise RoomError.of("forbidden", "not_seated")
         if self.status != "playing":
-            raise RoomError("illegal_action", "the game is not being played")
+            raise RoomError.of("illegal_action", "not_playing")
         seat = self.seats[cmd.seat]
         self._apply(cmd.seat, cmd.action, now, by_bot=False)
         if seat.away:
@@ -434,13 +648,22 @@ class RoomCore:
         try:
             state, events = self.game.apply(self.state, seat, action, now)
         except GameError as err:
-            raise RoomError(err.code, err.message) from err
+            raise RoomError.from_game(err) from err
         self.state = state
         entry: dict[str, Any] = {"seat": seat, "action": action, "at": now}
         if by_bot:
             entry["bot"] = True
-        self.action_log.append(entry)
+        self._log(entry, events)
         self._emit(now, events, game_only=True)
+
+    def _log(self, entry: dict[str, Any], events: list[Event]) -> None:
+        """Appends ``entry`` to the action log, and its line to the table log."""
+        if self._table_log is not None \
+                and len(self._table_log) == len(self.action_log) - self.game_start:
+            self._table_log.append(_table_line(entry, events))
+        else:
+            self._table_log = None  # out of step: made again when next read
+        self.action_log.append(entry)
 
     # --- time --------------------------------------------------------------
 
@@ -460,7 +683,7 @@ class RoomCore:
         deadline = self.game.next_deadline(self.state)
         if deadline is not None and now >= deadline:
             self.state, events = self.game.on_timeout(self.state, now)
-            self.action_log.append({"timeout": True, "at": now})
+            self._log({"timeout": True, "at": now}, events)
             self._emit(now, events, game_only=True)
             return
         if self.turn_deadline is not None and now >= self.turn_deadline:
@@ -582,6 +805,8 @@ class RoomCore:
             "watchers": sorted(self.watchers),
             "log_length": len(self.action_log),
             "state": None if self.state is None else self.game.snapshot(self.state),
+            "game_number": self.game_number, "game_start": self.game_start,
+            "chat": self.chat, "chat_serial": self.chat_serial,
         }
 
     @classmethod
@@ -602,6 +827,11 @@ class RoomCore:
             state=None if data["state"] is None else game.restore(data["state"]),
         )
         room.last_activity = data["last_activity"]
+        # Absent from snapshots saved before rematches and chat.
+        room.game_number = data.get("game_number", 1)
+        room.game_start = data.get("game_start", 0)
+        room.chat = list(data.get("chat", []))
+        room.chat_serial = data.get("chat_serial", 0)
         room._turn_key = tuple(data["turn_key"]) if data["turn_key"] is not None else None
         room._last_bot = data["last_bot"]
         return room
@@ -624,7 +854,7 @@ class RoomCore:
             "seed": self.seed,
             "players": self.seat_count,
             "started_at": self.started_at,
-            "actions": list(self.action_log),
+            "actions": self.action_log[self.game_start:],
         }
 
     def catch_up(self, entries: list[dict[str, Any]], now: int) -> None:
@@ -638,7 +868,11 @@ class RoomCore:
         if not entries:
             return
         for entry in entries:
-            if entry.get("timeout"):
+            if entry.get("rematch"):
+                self._new_game(entry["seed"], entry["at"])
+                self.game_start = len(self.action_log) + 1
+                self._table_log = None
+            elif entry.get("timeout"):
                 self.state, _ = self.game.on_timeout(self.state, entry["at"])
             else:
                 self.state, _ = self.game.apply(self.state, entry["seat"], entry["action"],
@@ -648,6 +882,24 @@ class RoomCore:
         self._turn_key = None
         self.bot_due = None
         self._schedule(now)
+
+
+def _table_line(entry: dict[str, Any], events: list[Event]) -> dict[str, Any]:
+    """The table log's line of an action log entry: only what every viewer
+    sees. The action itself may hold hidden cards (a Remmi Demmi offer's, a
+    claim's): of it only the kind goes out; the events say the rest, as they
+    did to every audience when it was played."""
+    if entry.get("timeout"):
+        line: dict[str, Any] = {"seat": None, "kind": "timeout"}
+    else:
+        action = entry.get("action")
+        kind = action.get("kind") if isinstance(action, dict) else None
+        line = {"seat": entry.get("seat"), "kind": kind if isinstance(kind, str) else None}
+    line["at"] = entry["at"]
+    if entry.get("bot"):
+        line["bot"] = True
+    line["events"] = events
+    return line
 
 
 Clock = Callable[[], int]
@@ -684,6 +936,8 @@ class RoomActor:
         self.core = core
         self.clock = clock
         self.commit = commit
+        # Hands new chat lines out (they are no change: nothing to save first).
+        self.on_chat: Callable[[RoomCore, list[dict[str, Any]]], None] | None = None
         # (None, None, None) in the queue only wakes the task to look at the
         # room's timers again.
         self._queue: asyncio.Queue[
@@ -716,12 +970,12 @@ class RoomActor:
         while not self._queue.empty():
             _, _, future = self._queue.get_nowait()
             if future is not None and not future.done():
-                future.set_exception(RoomError("moved", "the room moved; try again"))
+                future.set_exception(RoomError.of("moved", "moved"))
 
     async def call(self, command: Command, tag: Any = None) -> Any:
         """Applies ``command``, commits it with ``tag``; its reply, or RoomError."""
         if self.stopped:
-            raise RoomError("moved", "the room moved; try again")
+            raise RoomError.of("moved", "moved")
         if not self._lock.locked() and self._queue.empty():
             # The room is idle: apply the command in the caller's task, which
             # saves two task switches (and two loop turns) on the way to the
@@ -739,7 +993,7 @@ class RoomActor:
         try:
             self._queue.put_nowait((command, tag, future))
         except asyncio.QueueFull:
-            raise RoomError("busy", "the room is too busy; try again") from None
+            raise RoomError.of("busy", "busy") from None
         return await future
 
     def _poke(self) -> None:
@@ -750,7 +1004,7 @@ class RoomActor:
     async def _execute(self, command: Command, tag: Any) -> Any:
         """Applies and commits one command (the lock is held); its reply or RoomError."""
         if self.stopped:
-            raise RoomError("moved", "the room moved; try again")
+            raise RoomError.of("moved", "moved")
         version = self.core.version
         try:
             result = self.core.handle(command, self.clock())
@@ -758,10 +1012,15 @@ class RoomActor:
             raise
         except Exception as err:  # a bug must not kill the room for everyone
             log.exception("room %s failed on %r", self.core.room_id, command)
-            raise RoomError("internal_error", f"server error: {err}") from err
+            raise RoomError("internal_error", f"server error: {err}",
+                            reason="server_error") from err
+        if self.core.chat_outbox:
+            lines = self.core.take_chat()
+            if self.on_chat is not None:
+                self.on_chat(self.core, lines)
         if (self.core.version != version or self.core.spectators_moved) \
                 and not await self._commit(tag):
-            raise RoomError("moved", "the room moved; try again")
+            raise RoomError.of("moved", "moved")
         return result
 
     async def _run(self) -> None:

@@ -253,8 +253,7 @@ class IndonesianRemi(RummyGame):
         if kind == "take":
             return self.take(state, seat, action)
         if state.step != PLAY:
-            raise IllegalAction(
-                "draw from the stock or take from the discard pile first (IR-10)")
+            raise IllegalAction.of("draw_or_take_first", "IR-10")
         if kind == "close":
             return self.close(state, seat, action, now)
         return super().play(state, seat, kind, action, now)
@@ -264,11 +263,9 @@ class IndonesianRemi(RummyGame):
     ) -> tuple[RummyState, list[Event]]:
         """Draws the top card of the stock; from an empty stock, ends the deal (IR-15)."""
         if state.step != DRAW:
-            raise IllegalAction("you have already drawn or taken this turn (IR-10)")
+            raise IllegalAction.of("already_drew_or_took", "IR-10")
         if action.get("from", "stock") != "stock":
-            raise IllegalAction(
-                'draw is from the stock; to take from the discard pile use "take" with '
-                'the card and the hand cards it melds with (IR-10)')
+            raise IllegalAction.of("take_to_use_discard", "IR-10")
         new = self._clone(state)
         if not new.stock:
             events: list[Event] = [{"kind": STOCK_OUT, "seat": seat}]
@@ -282,37 +279,34 @@ class IndonesianRemi(RummyGame):
              ) -> tuple[RummyState, list[Event]]:
         """IR-10, IR-11: takes a top-three pile card and melds it at once with hand cards."""
         if state.step != DRAW:
-            raise IllegalAction("you have already drawn or taken this turn (IR-10)")
+            raise IllegalAction.of("already_drew_or_took", "IR-10")
         card = action.get("card")
         if not isinstance(card, str):
-            raise IllegalAction('take needs "card": one of the top three discards, e.g. "TD"')
+            raise IllegalAction.of("missing_card", field="card")
         used = action.get("with")
         if not isinstance(used, list) or not all(isinstance(c, str) for c in used):
-            raise IllegalAction('take needs "with": the hand cards that meld with the card')
+            raise IllegalAction.of("missing_cards", field="with")
         if card not in state.discard[-TAKE_DEPTH:]:
-            raise IllegalAction(f"{card} is not one of the top three discards (IR-10)")
+            raise IllegalAction.of("not_in_top_three", "IR-10", card=card)
         if len(set(used)) != len(used):
-            raise IllegalAction("a card appears twice in that meld")
+            raise IllegalAction.of("card_twice")
         if len(used) < 2:
-            raise IllegalAction("the taken card must meld with at least two of your cards (IR-10)")
+            raise IllegalAction.of("take_needs_two", "IR-10")
         hand = state.hands[seat]
         missing = [c for c in used if c not in hand]
         if missing:
-            raise IllegalAction(
-                f"you do not hold {', '.join(missing)}; the meld may use only cards that "
-                "were in your hand before the take (IR-10)")
+            raise IllegalAction.of("take_from_hand_only", "IR-10", cards=missing)
         cards = [card, *used]
         kind = meld_kind(cards, MELDS)
         if kind is None:
-            raise IllegalAction(f"{RULES.meld_help} (IR-6, IR-7)")
+            raise RULES.not_a_meld(cards)
         if kind == "set" and not has_sequence(state, seat):
-            raise IllegalAction(
-                "you may not take a discard for a set until you have a sequence (IR-11)")
+            raise IllegalAction.of("take_set_needs_sequence", "IR-11")
         index = state.discard.index(card)
         above = state.discard[index + 1:]
         rest = [c for c in hand if c not in used] + above
         if not rest:
-            raise IllegalAction("you must keep a card to discard (IR-12)")
+            raise IllegalAction.of("keep_a_discard", "IR-12")
         new = self._clone(state)
         new.discard = state.discard[:index]
         new.meld_serial += 1
@@ -333,21 +327,21 @@ class IndonesianRemi(RummyGame):
         """IR-14: lays every card but the closing card down in melds, then discards it."""
         card = action.get("card")
         if not isinstance(card, str):
-            raise IllegalAction('close needs "card": the closing card, e.g. "AS"')
+            raise IllegalAction.of("missing_card", field="card")
         groups = action.get("melds")
         if not isinstance(groups, list) or not all(
                 isinstance(g, list) and all(isinstance(c, str) for c in g) for g in groups):
-            raise IllegalAction('close needs "melds": a list of melds, each a list of card ids')
+            raise IllegalAction.of("missing_cards", field="melds")
         hand = state.hands[seat]
         laid = [c for g in groups for c in g]
         if card not in hand:
-            raise IllegalAction(f"you do not hold {card}")
+            raise IllegalAction.of("not_held", cards=[card])
         if len(laid) + 1 != len(hand) or set(laid) | {card} != set(hand):
-            raise IllegalAction(
-                "to close, lay down every card but the closing card, each in one meld (IR-14)")
+            raise IllegalAction.of("close_lay_everything", "IR-14")
         kinds = [meld_kind(g, MELDS) for g in groups]
         if None in kinds:
-            raise IllegalAction(f"{RULES.meld_help} (IR-6, IR-7)")
+            wrong = next(g for g, k in zip(groups, kinds, strict=True) if k is None)
+            raise RULES.not_a_meld(wrong)
         # Sequences first: one laid earlier in the same turn lets sets follow (IR-8).
         ordered = [g for g, k in zip(groups, kinds, strict=True) if k == "run"]
         ordered += [g for g, k in zip(groups, kinds, strict=True) if k == "set"]
@@ -372,8 +366,7 @@ class IndonesianRemi(RummyGame):
 
     def check_meld(self, state: RummyState, seat: int, cards: list[str], kind: str) -> None:
         if kind == "set" and not has_sequence(state, seat):
-            raise IllegalAction(
-                "you may lay down a set only once you have a sequence on the table (IR-8)")
+            raise IllegalAction.of("set_needs_sequence", "IR-8")
 
     def is_deal_blocked(self, state: RummyState) -> bool:
         # IR-15: an empty stock ends the deal when the player cannot take instead.

@@ -592,24 +592,23 @@ class RemmiDemmi:
         self, state: RemmiDemmiState, seat: int, action: Action, now: int
     ) -> tuple[RemmiDemmiState, list[Event]]:
         if not isinstance(action, dict):
-            raise IllegalAction('an action must be an object like {"kind": "offer", ...}')
+            raise IllegalAction.of("not_an_action")
         kind = action.get("kind")
         if not isinstance(kind, str) or kind not in _ACTION_KINDS:
-            raise IllegalAction(
-                f"unknown action kind {kind!r}; expected one of {', '.join(_ACTION_KINDS)}"
-            )
+            raise IllegalAction.of("unknown_action", kind=str(kind),
+                                   expected=list(_ACTION_KINDS))
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
-            raise IllegalAction(f"there is no seat {seat!r} at this table")
+            raise IllegalAction.of("no_such_seat", seat=str(seat))
         new = _clone(state)
         events = _advance(new, now)
         if kind == "next_deal":
             if new.phase != DEAL_OVER:
-                raise IllegalAction("the next round can only start once a round is over")
+                raise IllegalAction.of("round_not_over")
             _start_round(new, now, events)
         elif new.phase == DEAL_OVER:
-            raise IllegalAction("the round is over; the next one starts soon")
+            raise IllegalAction.of("round_over")
         elif new.phase != PLAYING:
-            raise IllegalAction("the game is over")
+            raise IllegalAction.of("game_over")
         else:
             _HANDLERS[kind](new, seat, action, now, events)
         _settle(new)
@@ -998,16 +997,16 @@ def _set_trade(state: RemmiDemmiState, index: int, trade: Trade) -> None:
     trades[index] = trade
 
 
-def _require_dealer(state: RemmiDemmiState, seat: int, what: str) -> None:
+def _require_dealer(state: RemmiDemmiState, seat: int, reason: str, rule: str) -> None:
     if seat != state.dealer:
-        raise NotYourTurn(f"only the dealer (seat {state.dealer}) can {what}")
+        raise NotYourTurn.of(reason, rule, dealer=state.dealer)
 
 
-def _require_trading(state: RemmiDemmiState, seat: int, what: str) -> None:
+def _require_trading(state: RemmiDemmiState, seat: int) -> None:
     if state.stage != TRADING:
-        raise IllegalAction(f"{what} only while the timer runs; the dealer starts it (RD-8)")
+        raise IllegalAction.of("timer_not_running", "RD-8")
     if any(c.seat == seat for c in state.claims):
-        raise IllegalAction("you have made Remmi-Demmi: you take no further part (RD-13)")
+        raise IllegalAction.of("claimed_out", "RD-13")
 
 
 def _penalise(state: RemmiDemmiState, seat: int, reason: str, events: list[Event]) -> None:
@@ -1020,12 +1019,12 @@ def _penalise(state: RemmiDemmiState, seat: int, reason: str, events: list[Event
 def _start_timer(
     state: RemmiDemmiState, seat: int, action: Action, now: int, events: list[Event]
 ) -> None:
-    _require_dealer(state, seat, "start the timer (RD-7)")
+    _require_dealer(state, seat, "dealer_starts_timer", "RD-7")
     if state.stage != DEALT:
-        raise IllegalAction("the timer is already running")
+        raise IllegalAction.of("timer_running")
     speed = action.get("speed", state.options["speed"])
     if not isinstance(speed, str) or speed not in SPEEDS:
-        raise IllegalAction('start_timer needs "speed": "snail" or "lightning" (RD-4)')
+        raise IllegalAction.of("missing_speed", "RD-4")
     _run_timer(state, now, speed, seat, events)
 
 
@@ -1033,10 +1032,10 @@ def _reveal(
     state: RemmiDemmiState, seat: int, action: Action, now: int, events: list[Event]
 ) -> None:
     if not state.options["frantic"]:
-        raise IllegalAction("reveal is for the frantic variant; cards are dealt face up")
-    _require_dealer(state, seat, "give the sign to look at the cards (RD-20)")
+        raise IllegalAction.of("not_frantic")
+    _require_dealer(state, seat, "dealer_reveals", "RD-20")
     if state.revealed:
-        raise IllegalAction("the cards are already face up")
+        raise IllegalAction.of("already_face_up")
     state.revealed = True
     events.append({"kind": "revealed", "by": seat})
 
@@ -1045,11 +1044,11 @@ def _peek(
     state: RemmiDemmiState, seat: int, action: Action, now: int, events: list[Event]
 ) -> None:
     if not state.options["frantic"]:
-        raise IllegalAction("peek is for the frantic variant; your cards are face up")
+        raise IllegalAction.of("not_frantic")
     if state.revealed:
-        raise IllegalAction("the cards are already face up: no need to peek")
+        raise IllegalAction.of("already_face_up")
     if state.peeked[seat]:
-        raise IllegalAction("you have already looked at your cards")
+        raise IllegalAction.of("already_peeked")
     state.peeked[seat] = True
     events.append({"kind": "peeked", "seat": seat})
     _penalise(state, seat, "looked at the cards before the sign", events)
@@ -1058,21 +1057,19 @@ def _peek(
 def _card_list(action: Action, what: str) -> list[str]:
     cards = action.get("cards")
     if not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards):
-        raise IllegalAction(f'{what} needs "cards": a list of card ids such as "OR3"')
+        raise IllegalAction.of("missing_cards", field="cards", action=what)
     if len(set(cards)) != len(cards):
-        raise IllegalAction("a card appears twice in that list")
+        raise IllegalAction.of("card_twice")
     return cards
 
 
 def _require_holds(state: RemmiDemmiState, seat: int, cards: list[str]) -> None:
     missing = [c for c in cards if c not in state.hands[seat]]
     if missing:
-        raise IllegalAction(f"you do not hold {', '.join(missing)}")
+        raise IllegalAction.of("not_held", cards=missing)
     locked = locked_cards(state, seat) & set(cards)
     if locked:
-        raise IllegalAction(
-            f"{', '.join(sorted(locked))} locked until the trade's return window closes (RD-12)"
-        )
+        raise IllegalAction.of("cards_locked", "RD-12", cards=sorted(locked))
 
 
 def _offer(
@@ -1082,21 +1079,21 @@ def _offer(
         # RD-20: trying to trade before the timer costs a point; no offer is placed.
         _penalise(state, seat, "tried to trade before the timer started", events)
         return
-    _require_trading(state, seat, "trading is allowed")
+    _require_trading(state, seat)
     cards = _card_list(action, "offer")
     hand = state.hands[seat]
     if len(cards) > len(hand):
-        raise IllegalAction(f"you hold only {len(hand)} cards")
+        raise IllegalAction.of("offer_too_big", count=len(hand))
     _require_holds(state, seat, cards)
     target = action.get("to")
     if target is not None:
         if isinstance(target, bool) or not isinstance(target, int) or \
                 not 0 <= target < state.players:
-            raise IllegalAction(f'"to" must be a seat from 0 to {state.players - 1} or null')
+            raise IllegalAction.of("bad_trade_seat", last=state.players - 1)
         if target == seat:
-            raise IllegalAction("you cannot trade with yourself")
+            raise IllegalAction.of("trade_with_self")
         if any(c.seat == target for c in state.claims):
-            raise IllegalAction(f"seat {target} has made Remmi-Demmi and trades no more")
+            raise IllegalAction.of("seat_claimed_out", "RD-13", seat=target)
     replaced = any(o.seat == seat for o in state.offers)
     state.offers = [o for o in state.offers if o.seat != seat]
     state.offer_serial += 1
@@ -1157,7 +1154,7 @@ def _withdraw(
     state: RemmiDemmiState, seat: int, action: Action, now: int, events: list[Event]
 ) -> None:
     if not any(o.seat == seat for o in state.offers):
-        raise IllegalAction("you have no open offer to withdraw")
+        raise IllegalAction.of("no_open_offer")
     state.offers = [o for o in state.offers if o.seat != seat]
     events.append({"kind": "withdrawn", "seat": seat})
 
@@ -1165,18 +1162,18 @@ def _withdraw(
 def _open_trade(state: RemmiDemmiState, seat: int, action: Action, what: str) -> int:
     trade_id = action.get("trade")
     if not isinstance(trade_id, str):
-        raise IllegalAction(f'{what} needs "trade": the id of one of your trades')
+        raise IllegalAction.of("missing_trade", action=what)
     index = next((i for i, t in enumerate(state.trades) if t.id == trade_id), None)
     if index is None or seat not in state.trades[index].seats:
-        raise IllegalAction(f"you have no trade {trade_id} left to settle this round")
+        raise IllegalAction.of("no_such_trade", trade=trade_id)
     trade = state.trades[index]
     side = trade.side(seat)
     if not trade.invalid[side]:
-        raise IllegalAction("you received a valid Demmi in that trade: nothing to return (RD-12)")
+        raise IllegalAction.of("valid_demmi", "RD-12")
     if trade.status == RETURNED:
-        raise IllegalAction("that trade has already been returned")
+        raise IllegalAction.of("already_returned")
     if trade.status != RETURNABLE or not trade.pending[side]:
-        raise IllegalAction("the return window of that trade is closed")
+        raise IllegalAction.of("return_window_closed")
     return index
 
 
@@ -1213,20 +1210,18 @@ def _keep(
 def _claim(
     state: RemmiDemmiState, seat: int, action: Action, now: int, events: list[Event]
 ) -> None:
-    _require_trading(state, seat, "Remmi-Demmi can be made")
+    _require_trading(state, seat)
     hand = state.hands[seat]
     if any(o.seat == seat for o in state.offers):
-        raise IllegalAction("withdraw your open offer before making Remmi-Demmi (RD-13)")
+        raise IllegalAction.of("withdraw_before_claim", "RD-13")
     if locked_cards(state, seat):
-        raise IllegalAction(
-            "you hold cards locked by an open return window; wait for it to close (RD-13)"
-        )
+        raise IllegalAction.of("locked_before_claim", "RD-13")
     if action.get("cards") is None and len(hand) == REMMI_SIZE:
         cards = list(hand)
     else:
         cards = _card_list(action, "claim")
         if len(cards) != REMMI_SIZE:
-            raise IllegalAction(f"a Remmi names exactly {REMMI_SIZE} cards (RD-13)")
+            raise IllegalAction.of("remmi_size", "RD-13", count=REMMI_SIZE)
         _require_holds(state, seat, cards)
     point_man = state.point_men.pop(0)
     claim = Claim(seat, tuple(cards), tuple(c for c in hand if c not in cards), point_man, now)

@@ -131,9 +131,19 @@ class RummyRules:
         return self.rank_values[rank_index(card) - 1]
 
     def cite(self, topic: str) -> str:
-        """`` (BR-12)`` for a topic the rules number, else nothing."""
+        """`` (BR-12)`` for a topic the rules number, else nothing (option errors)."""
         rule = self.cites.get(topic)
         return f" ({rule})" if rule else ""
+
+    def rule_for(self, topic: str) -> str | None:
+        """The rule id(s) a refusal on ``topic`` enforces (``"BR-12"``), or None."""
+        return self.cites.get(topic)
+
+    def not_a_meld(self, cards: Sequence[str]) -> IllegalAction:
+        """The refusal of ``cards`` as a meld; in English it says what a meld is."""
+        return IllegalAction(f"{', '.join(cards)} is not a meld: {self.meld_help}.",
+                             reason="not_a_meld", rule=self.rule_for("meld"),
+                             params={"cards": list(cards)})
 
 
 @dataclass(frozen=True)
@@ -194,7 +204,7 @@ def copy_json(value: Any) -> Any:
 def _card_arg(action: Action, key: str = "card") -> str:
     card = action.get(key)
     if not isinstance(card, str):
-        raise IllegalAction(f'this action needs "{key}": a card id such as "TD"')
+        raise IllegalAction.of("missing_card", field=key)
     return card
 
 
@@ -285,7 +295,7 @@ class RummyGame:
         if kind == "draw":
             return self.draw(state, seat, action)
         if state.step != PLAY:
-            raise IllegalAction(f"draw a card first{self.rules.cite('draw')}")
+            raise IllegalAction.of("draw_first", self.rules.rule_for("draw"))
         if kind == "meld":
             return self.meld(state, seat, action, now)
         if kind == "lay_off":
@@ -507,24 +517,23 @@ class RummyGame:
         self, state: RummyState, seat: int, action: Action, now: int
     ) -> tuple[RummyState, list[Event]]:
         if not isinstance(action, dict):
-            raise IllegalAction('an action must be an object like {"kind": "draw", ...}')
+            raise IllegalAction.of("not_an_action")
         kind = action.get("kind")
         if kind not in self.action_kinds:
-            raise IllegalAction(
-                f"unknown action kind {kind!r}; expected one of {', '.join(self.action_kinds)}"
-            )
+            raise IllegalAction.of("unknown_action", kind=str(kind),
+                                   expected=list(self.action_kinds))
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
-            raise IllegalAction(f"there is no seat {seat!r} at this table")
+            raise IllegalAction.of("no_such_seat", seat=str(seat))
         if kind == "next_deal":
             if state.phase != DEAL_OVER:
-                raise IllegalAction("the next deal can only start once a deal is over")
+                raise IllegalAction.of("deal_not_over")
             return self._next_deal(state)
         if state.phase == DEAL_OVER:
-            raise IllegalAction("the deal is over; wait for the next one")
+            raise IllegalAction.of("deal_over")
         if state.phase != PLAYING:
-            raise IllegalAction("the game is over")
+            raise IllegalAction.of("game_over")
         if seat != state.turn:
-            raise NotYourTurn(f"it is seat {state.turn}'s turn, not yours")
+            raise NotYourTurn.of("not_your_turn", turn=state.turn)
         return self.play(state, seat, str(kind), action, now)
 
     def view(self, state: RummyState, seat: int | None) -> View:
@@ -720,13 +729,13 @@ class RummyGame:
     def draw(self, state: RummyState, seat: int, action: Action) -> tuple[RummyState, list[Event]]:
         """Takes the top of the stock or of the pile (the draw step)."""
         if state.step != DRAW:
-            raise IllegalAction(f"you have already drawn this turn{self.rules.cite('draw')}")
+            raise IllegalAction.of("already_drew", self.rules.rule_for("draw"))
         source = action.get("from")
         if source not in ("stock", "discard"):
-            raise IllegalAction('draw needs "from": "stock" or "discard"')
+            raise IllegalAction.of("missing_draw_source")
         if source == "discard":
             if not state.discard:
-                raise IllegalAction("the discard pile is empty")
+                raise IllegalAction.of("discard_pile_empty")
             new = self._clone(state)
             card = new.discard.pop()
             new.hands[seat] = [*new.hands[seat], card]
@@ -735,7 +744,7 @@ class RummyGame:
             return new, [{"kind": "drew", "seat": seat, "from": "discard", "card": card}]
         if not state.stock and not self.can_rebuild_stock(state):
             # Unreachable in play: such a deal ends void before anyone is asked to draw.
-            raise IllegalAction("there is nothing left to draw")
+            raise IllegalAction.of("nothing_to_draw")
         new = self._clone(state)
         events: list[Event] = []
         if not new.stock:
@@ -752,22 +761,20 @@ class RummyGame:
         rules = self.rules
         cards = action.get("cards")
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
-            raise IllegalAction('meld needs "cards": a list of card ids')
+            raise IllegalAction.of("missing_cards")
         limit = rules.melds_per_turn
         if limit is not None and state.melds_this_turn >= limit:
-            few = "one new meld" if limit == 1 else f"{limit} new melds"
-            raise IllegalAction(
-                f"you may lay down only {few} per turn{rules.cite('melds_per_turn')}"
-            )
+            raise IllegalAction.of("melds_per_turn", rules.rule_for("melds_per_turn"),
+                                   limit=limit)
         if len(set(cards)) != len(cards):
-            raise IllegalAction("a card appears twice in that meld")
+            raise IllegalAction.of("card_twice")
         hand = state.hands[seat]
         missing = [c for c in cards if c not in hand]
         if missing:
-            raise IllegalAction(f"you do not hold {', '.join(missing)}")
+            raise IllegalAction.of("not_held", cards=missing)
         kind = meld_kind(cards, rules.melds)
         if kind is None:
-            raise IllegalAction(f"{rules.meld_help}{rules.cite('meld')}")
+            raise rules.not_a_meld(cards)
         self.check_meld(state, seat, cards, kind)
         rest = [c for c in hand if c not in cards]
         meld = Meld(f"m{state.meld_serial + 1}", kind,
@@ -796,22 +803,22 @@ class RummyGame:
         """Adds one card from the hand to a meld on the table."""
         rules = self.rules
         if not rules.lay_off:
-            raise IllegalAction("nothing may be added to melds on the table"
-                                f"{rules.cite('lay_off')}")
+            raise IllegalAction.of("no_lay_off", rules.rule_for("lay_off"))
         card = _card_arg(action)
         meld_id = action.get("meld")
         if not isinstance(meld_id, str):
-            raise IllegalAction('lay_off needs "meld": the id of a meld on the table')
+            raise IllegalAction.of("missing_meld")
         hand = state.hands[seat]
         if card not in hand:
-            raise IllegalAction(f"you do not hold {card}")
+            raise IllegalAction.of("not_held", cards=[card])
         index = next((i for i, m in enumerate(state.melds) if m.id == meld_id), None)
         if index is None:
-            raise IllegalAction(f"there is no meld {meld_id} on the table")
+            raise IllegalAction.of("no_such_meld", meld=meld_id)
         meld = state.melds[index]
         grown = extended(meld.cards, meld.kind, card, rules.melds)
         if grown is None:
-            raise IllegalAction(f"{card} does not fit on that {meld.kind}{rules.cite('lay_off')}")
+            raise IllegalAction.of("does_not_fit", rules.rule_for("lay_off"), card=card,
+                                   meld=meld_id, meld_kind=meld.kind)
         rest = [c for c in hand if c != card]
         after = list(state.melds)
         after[index] = replace(meld, cards=tuple(grown))
@@ -831,12 +838,9 @@ class RummyGame:
         """Discards one card, which ends the turn (and the deal, if it was the last card)."""
         card = _card_arg(action)
         if card not in state.hands[seat]:
-            raise IllegalAction(f"you do not hold {card}")
+            raise IllegalAction.of("not_held", cards=[card])
         if card == state.taken_from_discard and not self.rules.discard_taken_card:
-            raise IllegalAction(
-                f"{card} was just taken from the discard pile and cannot be discarded "
-                f"this turn{self.rules.cite('taken')}"
-            )
+            raise IllegalAction.of("card_just_taken", self.rules.rule_for("taken"), card=card)
         new = self._clone(state)
         rest = list(new.hands[seat])
         rest.remove(card)
@@ -888,14 +892,8 @@ class RummyGame:
         if self._may_leave(rest, taken, melds):
             return
         if not rest:
-            raise IllegalAction(
-                "that would leave you no card to discard, and a deal is won only by "
-                f"discarding your last card{self.rules.cite('out')}"
-            )
-        raise IllegalAction(
-            f"that would leave you only {taken}, which you took from the discard pile "
-            f"and may not discard this turn, and which fits no meld{self.rules.cite('taken')}"
-        )
+            raise IllegalAction.of("keep_a_discard", self.rules.rule_for("out"))
+        raise IllegalAction.of("only_taken_card_left", self.rules.rule_for("taken"), card=taken)
 
     def went_out_in_one_turn(self, state: RummyState, winner: int) -> bool:
         """Whether the winner laid nothing down before the winning turn (rummy, hunt)."""

@@ -95,6 +95,11 @@ async def test_three_processes_play_on_through_the_owners_crash(server_factory: 
     await play(a, kind="meld", cards=ANA[:9])
     await play(a, kind="discard", card="QD")
     await play(b, **DRAW)  # Bo's commands cross from process 2 to the owner
+    # So do refusals, with their reason, and chat lines, to every process.
+    refused = await b.act(room, kind="discard", card="KH")
+    assert (refused["reason"], refused["params"]) == ("not_held", {"cards": ["KH"]})
+    assert (await b.request({"type": "chat", "room": room, "text": "gl"}))["type"] == "ack"
+    assert (await watcher.wait_for(lambda f: f["type"] == "chat"))["name"] == "Bo"
     meld = (await watcher.state_where(room, lambda v: v["melds"]))["view"]["melds"][0]["id"]
     before_crash = (await watcher.state_where(room, lambda v: v["step"] == "play"
                                               and v["turn"] == 1))["version"]
@@ -105,6 +110,11 @@ async def test_three_processes_play_on_through_the_owners_crash(server_factory: 
     assert (await a.request({"type": "join", "room": room}))["seat"] == 0
     view = (await a.state_where(room, lambda v: v["turn"] == 0))["view"]
     assert view["hand"] == ["KH"] and view["discard"][-1] == "4D"
+    # The process that took the room over made its table log again, and kept its chat.
+    log = next(f for f in a.frames if f["type"] == "log")
+    assert [e["kind"] for e in log["entries"]] == acked
+    assert [line["text"] for line in next(
+        f for f in a.frames if f["type"] == "chat_history")["lines"]] in (["gl"], [])
     await play(a, **DRAW)
     await play(a, kind="lay_off", card="TS", meld=meld)
     await play(a, kind="discard", card="KH")

@@ -23,7 +23,7 @@ from app.db import Base
 from app.migrate import alembic_config, migrate, upgrade_to_head
 from tests.services import fresh_postgres_database
 
-HEAD = "0003"
+HEAD = "0004"
 ROOT = Path(__file__).resolve().parents[2]
 
 EXPECTED: dict[str, dict[str, Any]] = {
@@ -63,10 +63,11 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "seat_names",
             "started_at",
             "finished_at",
+            "number",
         },
         "pk": ["id"],
         "indexes": {},
-        "uniques": {("uq_games_room_id", ("room_id",))},
+        "uniques": {("uq_games_room_id", ("room_id", "number"))},
         "fks": {(("room_id",), "rooms", ("id",))},
     },
     "daily_entries": {

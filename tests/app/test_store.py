@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta, timezone
@@ -312,11 +313,21 @@ async def test_replay_of_unfinished_room_is_none(store: Store) -> None:
     assert await store.replay("r1") is None
 
 
-async def test_a_room_has_one_finished_game(store: Store) -> None:
+async def test_a_room_has_one_finished_game_of_each_number(store: Store) -> None:
     await store.save_room(room(status="playing"))
     await store.save_finished_game(finished("r1", [(0, None, "bot", True, 1, True)]))
     with pytest.raises(sa_exc.IntegrityError):
         await store.save_finished_game(finished("r1", [(0, None, "bot", True, 1, True)]))
+    # A rematch is the room's next game: both are kept, the latest is replayed.
+    second = dataclasses.replace(finished("r1", [(0, None, "bot", True, 2, True)]), number=2,
+                                 seed=99)
+    await store.save_finished_game(second)
+    latest = await store.replay("r1")
+    first = await store.replay("r1", 1)
+    assert latest is not None and first is not None
+    assert (latest["number"], latest["seed"]) == (2, 99)
+    assert first["number"] == 1 and first["seed"] != 99
+    assert await store.replay("r1", 3) is None
 
 
 async def test_finished_game_needs_its_room(store: Store) -> None:

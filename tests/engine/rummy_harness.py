@@ -42,7 +42,7 @@ from engine.errors import BadOptions, GameError, IllegalAction, NotYourTurn
 from engine.game import Action, Outcome, View
 from engine.games.rummy import RummyGame, RummyState
 from engine.rng import Rng
-from tests.engine.pure_apply import apply_purely
+from tests.engine.pure_apply import apply_purely, refusal_text
 
 ONE_DEAL = {"deals": 1, "deal_pause_ms": 0}
 STOCK = {"kind": "draw", "from": "stock"}
@@ -173,7 +173,8 @@ class RummyTable:
                 error: type[GameError] = IllegalAction) -> str:
         """Checks that ``action`` is refused with ``error``, changes nothing and is not offered.
 
-        Returns the refusal's message.
+        Returns the refusal as "<reason> <rule> <message>", so that a test can
+        look for the exact refusal, the rule it cites or words of its sentence.
         """
         before = self.game.snapshot(state)
         deep = copy.deepcopy(state)
@@ -181,7 +182,7 @@ class RummyTable:
             self.game.apply(state, seat, action, 0)
         assert self.game.snapshot(state) == before and state == deep
         assert self.normal(action) not in self.offered(state, seat)
-        return caught.value.message
+        return refusal_text(caught.value)
 
     def check_player_counts(self, fewest: int, most: int) -> None:
         """Checks that the game seats ``fewest`` to ``most`` players and refuses one fewer

@@ -35,6 +35,7 @@ from engine.games.remmi_demmi import (
     locked_cards,
 )
 from engine.room import AddBot, Join, RoomCore, Start
+from tests.engine.pure_apply import refusal_text
 from tests.engine.room_harness import make_room
 
 GAME = RemmiDemmi()
@@ -73,7 +74,7 @@ def refused(state: RemmiDemmiState, seat: int, action: Any, now: int = T0,
         GAME.apply(state, seat, action, now)
     assert state == before
     assert info.value.message
-    return info.value.message
+    return refusal_text(info.value)
 
 
 def trading(players: int = 5, hands: list[list[str]] | None = None, **options: Any
@@ -548,7 +549,7 @@ def test_rd_12_return_and_keep_need_one_of_your_trades() -> None:
     for action in ({"kind": "return"}, {"kind": "return", "trade": 1},
                    {"kind": "keep", "trade": "t9"}, {"kind": "return", "trade": ["t1"]}):
         refused(state, 0, action)
-    assert "no trade" in refused(state, 2, {"kind": "return", "trade": "t1"})
+    assert "no_such_trade" in refused(state, 2, {"kind": "return", "trade": "t1"})
 
 
 def test_rd_12_the_return_window_length_is_a_room_option() -> None:

@@ -330,7 +330,7 @@ def test_tr_10_a_lay_off_that_would_leave_no_card_is_refused() -> None:
     state = play_turn(state, 0, STOCK, meld("AH1 2H1 3H1 4H1"), meld("7S1 7D1 7C1"),
                       meld("KS1 KD1 KC1"))
     assert state.hands[0] == ["5H1"]
-    assert "no card to discard" in refused(state, 0, lay_off("5H1", "m1"))
+    assert "keep_a_discard TR-10" in refused(state, 0, lay_off("5H1", "m1"))
     assert GAME.legal_actions(state, 0) == [discard("5H1")]
     state, events = play(state, 0, discard("5H1"))
     assert [e["kind"] for e in events] == ["discarded", "deal_over"]
