@@ -34,6 +34,7 @@ import orjson
 from redis.asyncio import Redis
 
 from app.broker import Broker, Subscription
+from app.health import is_outage
 from app.snapshots import RedisKeys, RedisSnapshots, text_of
 from engine.room import Act, AddBot, Command, Join, Leave, RoomError, Snapshot, Start
 
@@ -164,8 +165,19 @@ class Cluster:
             try:
                 await self.heartbeat()
                 await self._renew_leases()
-            except Exception:
-                log.exception("lease renewal failed")
+            except Exception as err:
+                self._failed("lease renewal failed", err)
+            else:
+                if self.registry is not None:
+                    self.registry.health.ok("redis")
+
+    def _failed(self, what: str, error: Exception) -> None:
+        """Redis out of reach is said once per outage (the registry's health);
+        anything else with its traceback."""
+        if is_outage(error) and self.registry is not None:
+            self.registry.health.failed("redis", error)
+        else:
+            log.exception(what, exc_info=error)
 
     async def _renew_leases(self) -> None:
         assert self.registry is not None
@@ -184,8 +196,8 @@ class Cluster:
             await asyncio.sleep(self.SCAN_EVERY_S)
             try:
                 await self.adopt_orphans()
-            except Exception:
-                log.exception("takeover scan failed")
+            except Exception as err:
+                self._failed("takeover scan failed", err)
 
     async def adopt_orphans(self) -> None:
         """Takes over every active room whose lease has run out."""

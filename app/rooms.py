@@ -18,11 +18,22 @@ Redis), retrying while a room moves from a dead process to a live one.
 
 Without Redis there is one process: it owns every room, saves them in the
 database, and on start-up resumes the rooms that were being played.
+
+A save that fails (the store cannot be reached) sends nothing: the actor
+undoes the change (:class:`engine.room.RoomActor`) and the registry forgets
+what it held for it. The next save of that room is then a full snapshot
+that also *rewrites* the log from where the last landed save ended (the
+failed one may have landed all the same). What a change sets off beyond the
+room (the game's record when it ends, its status in the rooms table, the
+change listeners) runs only once the change is saved. A room whose saved
+state cannot be read back is *unrecoverable*: logged at ERROR with its id
+and counted in ``/healthz``, never dropped silently.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -35,12 +46,13 @@ from app.broker import Broker
 from app.cluster import Cluster
 from app.feeds import Feeds
 from app.frames import change_frames, envelope_of, room_channels
+from app.health import StoreHealth, is_outage
 from app.settings import Settings
-from app.snapshots import RoomSave, SnapshotStore
+from app.snapshots import DbSnapshots, JournalSnapshots, RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
 from engine.game import Game, Outcome
 from engine.games import find_game
-from engine.room import Change, Command, RoomActor, RoomCore, RoomError
+from engine.room import Change, Command, RoomActor, RoomCore, RoomError, Unavailable
 
 log = logging.getLogger("kartu.rooms")
 
@@ -74,8 +86,18 @@ class RoomRegistry:
     SNAPSHOT_SPREAD = 100
 
     def __init__(self, settings: Settings, broker: Broker, store: Store,
-                 snapshots: SnapshotStore, cluster: Cluster | None = None) -> None:
+                 snapshots: SnapshotStore, cluster: Cluster | None = None,
+                 health: StoreHealth | None = None) -> None:
         self.settings = settings
+        self.health = health or StoreHealth()
+        # The store the rooms in progress are saved in, as the health names it.
+        self.snapshot_store = ("redis" if cluster is not None
+                               else "journal" if isinstance(snapshots, JournalSnapshots)
+                               else "database" if isinstance(snapshots, DbSnapshots)
+                               else "snapshots")
+        self.health.add(self.snapshot_store)
+        # Rooms whose saved state could not be read back: room id -> why.
+        self.unrecoverable: dict[str, str] = {}
         self.broker = broker
         self.store = store
         self.snapshots = snapshots
@@ -94,6 +116,10 @@ class RoomRegistry:
         # changes of the rooms run here are handed to them directly.
         self.feeds = Feeds(broker)
         self._pending: dict[str, list[Change]] = {}
+        # Games ended by changes not saved yet: recorded once they are.
+        self._pending_finish: dict[str, list[Outcome]] = {}
+        # Rooms whose last save failed: the next one is full and rewrites the log.
+        self._rewrite: set[str] = set()
         self._saved_log: dict[str, int] = {}
         # Per room: RoomCore.room_changes and when at its last full snapshot,
         # and the log length at which the next one is due.
@@ -157,7 +183,7 @@ class RoomRegistry:
         return actor
 
     def _run(self, core: RoomCore) -> RoomActor:
-        actor = RoomActor(core, now_ms, commit=self._commit)
+        actor = RoomActor(core, now_ms, commit=self._commit, rolled_back=self._discard)
         actor.start()
         self.rooms[core.room_id] = actor
         self.broker.host(room_channels(core.room_id, core.seat_count))
@@ -242,7 +268,15 @@ class RoomRegistry:
                 return False
             alive = await self.cluster.alive_processes()
             alive.add(self.process_id)
-            if not await self._resume(room_id, lambda conn: conn.split(":")[0] in alive):
+            try:
+                resumed = await self._resume(room_id,
+                                             lambda conn: conn.split(":")[0] in alive)
+            except Exception as err:
+                if is_outage(err):
+                    raise
+                self._unrecoverable(room_id, err)
+                resumed = False
+            if not resumed:
                 await self.cluster.release(room_id)
                 return False
             log.info("room_taken_over", extra={"fields": {"room": room_id,
@@ -262,11 +296,13 @@ class RoomRegistry:
             return False
         core = RoomCore.from_snapshot(data, game, self, action_log)
         core.catch_up(action_log[data["log_length"]:], now_ms())
+        self.unrecoverable.pop(room_id, None)
         self._saved_log[room_id] = len(core.action_log)
         self._statuses[room_id] = core.status
         core.drop_connections(keep, now_ms())
         self._run(core)
-        await self._commit(core)
+        with contextlib.suppress(Unavailable):  # it runs; its next save is full (_commit)
+            await self._commit(core)
         return True
 
     async def _resume_all(self) -> None:
@@ -275,8 +311,18 @@ class RoomRegistry:
             try:
                 if await self._resume(room_id, lambda conn: False):
                     log.info("room_resumed", extra={"fields": {"room": room_id}})
-            except Exception:
-                log.exception("could not resume room %s", room_id)
+            except Exception as err:
+                self._unrecoverable(room_id, err)
+
+    def _unrecoverable(self, room_id: str, error: BaseException) -> None:
+        """A room whose saved state cannot be run again: said loudly, and kept
+        in ``unrecoverable`` (``/healthz`` counts them) rather than dropped."""
+        first = room_id not in self.unrecoverable
+        self.unrecoverable[room_id] = f"{type(error).__name__}: {error}"[:300]
+        if first:
+            log.error("room_unrecoverable %s: could not resume it from its saved state",
+                      room_id, exc_info=error,
+                      extra={"fields": {"room": room_id, "error": self.unrecoverable[room_id]}})
 
     async def drop_local(self, room_id: str) -> None:
         """Stops running a room here (its lease was lost: it lives elsewhere now)."""
@@ -294,10 +340,24 @@ class RoomRegistry:
             self._pending[room.room_id] = [change]
         else:
             pending.append(change)
-        for listener in self.change_listeners:
-            work = listener(room, change)
-            if work is not None:
-                self._background(work)
+
+    def _discard(self, room: RoomCore) -> None:
+        """The room undid its latest changes: they are neither saved nor sent."""
+        self._pending.pop(room.room_id, None)
+        self._pending_finish.pop(room.room_id, None)
+
+    def _saved(self, room: RoomCore, changes: list[Change]) -> None:
+        """What the saved changes set off beyond the room itself."""
+        if self.change_listeners:
+            for change in changes:
+                for listener in self.change_listeners:
+                    work = listener(room, change)
+                    if work is not None:
+                        self._background(work)
+        outcomes = self._pending_finish.pop(room.room_id, None)
+        if outcomes is not None:  # first: the game's record sets its status too
+            for outcome in outcomes:
+                self._record(room, outcome)
         if self._statuses.get(room.room_id) != room.status:
             self._statuses[room.room_id] = room.status
             log.info(f"room_{room.status}", extra={"fields": {"room": room.room_id,
@@ -318,14 +378,30 @@ class RoomRegistry:
         full = (last is None or last[0] != core.room_changes or not active
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
                 or len(core.action_log) >= last[2])
+        rewrite = room_id in self._rewrite
+        full = full or rewrite
         outgoing = [(change.version, change_frames(change)) for change in changes]
-        kept = await self.snapshots.save(RoomSave(
-            room_id=room_id, snapshot=core.to_snapshot() if full else None, log_base=base,
-            log_entries=core.action_log[base:], summary=core.summary() if full else None,
-            active=active,
-            messages=[(channel, envelope_of(version, data)) for version, frames in outgoing
-                      for channel, data in frames] if self.snapshots.carries_messages else [],
-        ))
+        try:
+            kept = await self.snapshots.save(RoomSave(
+                room_id=room_id, snapshot=core.to_snapshot() if full else None, log_base=base,
+                log_entries=core.action_log[base:], summary=core.summary() if full else None,
+                active=active, rewrite=rewrite,
+                messages=[(channel, envelope_of(version, data))
+                          for version, frames in outgoing for channel, data in frames]
+                if self.snapshots.carries_messages else [],
+            ))
+        except Exception as err:
+            # Nothing is sent; the actor undoes the change. The save may have
+            # landed all the same: the next one rewrites what it may have left.
+            self._rewrite.add(room_id)
+            self._pending_finish.pop(room_id, None)
+            if is_outage(err):
+                self.health.failed(self.snapshot_store, err)
+                raise Unavailable(str(err)) from err
+            raise
+        self.health.ok(self.snapshot_store)
+        if rewrite:
+            self._rewrite.discard(room_id)
         if not kept:
             log.warning("room_fenced", extra={"fields": {"room": room_id}})
             if self.rooms.pop(room_id, None) is not None:
@@ -341,6 +417,7 @@ class RoomRegistry:
         # connections get them here.
         for version, frames in outgoing:
             self.feeds.send(version, frames)
+        self._saved(core, changes)
         return True
 
     @classmethod
@@ -351,6 +428,10 @@ class RoomRegistry:
                 + zlib.crc32(room_id.encode()) % spread)
 
     def finished(self, room: RoomCore, outcome: Outcome) -> None:
+        # Recorded once the change that ended the game is saved (_saved).
+        self._pending_finish.setdefault(room.room_id, []).append(outcome)
+
+    def _record(self, room: RoomCore, outcome: Outcome) -> None:
         self._statuses[room.room_id] = room.status
         winners = set(outcome.winners)
         record = room.replay_record()
@@ -379,8 +460,11 @@ class RoomRegistry:
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background write failed", exc_info=task.exception())
+        if not task.cancelled() and (error := task.exception()) is not None:
+            if is_outage(error):  # said once per outage, not once per write
+                self.health.failed("database", error)
+            else:
+                log.error("background write failed", exc_info=error)
 
     # --- eviction ------------------------------------------------------------
 
@@ -403,7 +487,7 @@ class RoomRegistry:
             if core.status == "playing" and any(not s.bot for s in core.seats):
                 continue  # a game with humans in it waits for them
             if core.status == "waiting":
-                core.status = "abandoned"
+                core.status = self._statuses[room_id] = "abandoned"
                 self._background(self.store.set_room_status(room_id, "abandoned"))
             kept = await self._commit(core)  # saved as inactive: nobody takes it over
             await actor.stop()
@@ -421,6 +505,8 @@ class RoomRegistry:
     def _forget(self, room_id: str) -> None:
         """Drops what the registry kept about a room it no longer runs."""
         self._pending.pop(room_id, None)
+        self._pending_finish.pop(room_id, None)
+        self._rewrite.discard(room_id)
         self._statuses.pop(room_id, None)
         self._saved_log.pop(room_id, None)
         self._snapshotted.pop(room_id, None)

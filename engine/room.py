@@ -174,6 +174,35 @@ class _RoomFacts:
     bot_seats: frozenset[int]  # the seats a bot plays (Seat.plays_by_bot)
 
 
+@dataclass(slots=True)
+class Checkpoint:
+    """A room as it was before a command or timer (:meth:`RoomCore.checkpoint`),
+    to put it back whole if the command fails or its save does not land.
+
+    Cheap to take: the game state is kept by reference (``Game.apply`` makes
+    a new state, never changes one), the action log by its length (it only
+    grows), and the replies to retried commands by what changed in them.
+    """
+
+    state: Any
+    version: int
+    room_changes: int
+    status: str
+    seats: list[Seat]
+    watchers: set[str]
+    started_at: int | None
+    turn_deadline: int | None
+    bot_due: int | None
+    last_activity: int
+    log_length: int
+    turn_key: tuple[Any, ...] | None
+    last_bot: int
+    facts: _RoomFacts | None
+    # The replies remembered since (to drop) and the ones pushed out (to put back).
+    added: list[str] = field(default_factory=list)
+    evicted: list[tuple[str, Any]] = field(default_factory=list)
+
+
 @dataclass
 class RoomCore:
     """A room's whole state and the rules for changing it. Synchronous; ``now`` in ms."""
@@ -213,6 +242,8 @@ class RoomCore:
     # What every view shows of the room itself and who is sent changes (see
     # _room_facts), and the room_changes and status they were made at.
     _facts: _RoomFacts | None = field(default=None, init=False, repr=False)
+    # The checkpoint taken before the command or timer being applied, if any.
+    _checkpoint: Checkpoint | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -357,9 +388,56 @@ class RoomCore:
         """Keeps ``result`` as the reply to a retry of ``command_id`` (the latest
         RECENT_LIMIT commands)."""
         recent = self.recent
+        checkpoint = self._checkpoint
+        if checkpoint is not None and command_id not in recent:
+            checkpoint.added.append(command_id)
         recent[command_id] = result
         if len(recent) > self.RECENT_LIMIT:
-            recent.popitem(last=False)
+            evicted = recent.popitem(last=False)
+            if checkpoint is not None:
+                checkpoint.evicted.append(evicted)
+
+    # --- all or nothing --------------------------------------------------------
+
+    def checkpoint(self) -> Checkpoint:
+        """Where to come back to if what is applied next fails or is not saved."""
+        checkpoint = self._checkpoint = Checkpoint(
+            self.state, self.version, self.room_changes, self.status,
+            [Seat(s.index, s.player_id, s.name, s.bot, set(s.connections), s.away)
+             for s in self.seats],
+            set(self.watchers), self.started_at, self.turn_deadline, self.bot_due,
+            self.last_activity, len(self.action_log), self._turn_key, self._last_bot,
+            self._facts)
+        return checkpoint
+
+    def rollback(self, checkpoint: Checkpoint, *, keep_version: bool = False) -> None:
+        """Puts the room back as it was at ``checkpoint``.
+
+        ``keep_version``: the version stays where the undone changes took it,
+        so that the next change has a version above any of theirs (a save that
+        failed may still have landed and been sent; see RoomActor._commit).
+        """
+        version = max(self.version, checkpoint.version) if keep_version else checkpoint.version
+        self.state, self.version = checkpoint.state, version
+        self.room_changes, self.status = checkpoint.room_changes, checkpoint.status
+        self.seats, self.watchers = checkpoint.seats, checkpoint.watchers
+        self.started_at = checkpoint.started_at
+        self.turn_deadline, self.bot_due = checkpoint.turn_deadline, checkpoint.bot_due
+        self.last_activity = checkpoint.last_activity
+        del self.action_log[checkpoint.log_length:]
+        self._turn_key, self._last_bot = checkpoint.turn_key, checkpoint.last_bot
+        self._facts = checkpoint.facts
+        recent = self.recent
+        for command_id in checkpoint.added:
+            recent.pop(command_id, None)
+        for command_id, reply in reversed(checkpoint.evicted):
+            recent[command_id] = reply
+            recent.move_to_end(command_id, last=False)
+        self._checkpoint = None
+
+    def release(self) -> None:
+        """What was applied since the checkpoint is kept: forget the checkpoint."""
+        self._checkpoint = None
 
     def _dispatch(self, command: Command, now: int) -> Any:
         if isinstance(command, Act):  # first: nearly every command is one
@@ -702,6 +780,12 @@ Clock = Callable[[], int]
 Commit = Callable[["RoomCore"], Awaitable[bool]]
 
 
+class Unavailable(Exception):
+    """Raised by a commit whose save did not land because a store cannot be
+    reached: expected during an outage (the store's health says so once), so
+    the actor neither logs it nor stops; the change is undone."""
+
+
 class RoomActor:
     """Runs a :class:`RoomCore`: one command at a time, and its timers.
 
@@ -716,14 +800,27 @@ class RoomActor:
     (an ``ack``) is only given for a change that is kept. It returns False
     when this process no longer owns the room; the actor then stops, and
     callers get ``moved`` and try again wherever the room now lives.
+
+    A command or timer is all or nothing: the room takes a checkpoint before
+    it (:meth:`RoomCore.checkpoint`) and goes back to it if the work fails
+    halfway or its save raises. A caller whose save failed gets
+    ``unavailable`` (nothing changed, nothing was sent); ``rolled_back`` is
+    told, so that the sink drops the undone changes. After a failed save the
+    room's timers wait (from RETRY_FIRST_S, doubling to RETRY_MOST_S) and are
+    tried again, so the room goes on by itself once the store is back.
     """
 
     QUEUE_SIZE = 1024
+    RETRY_FIRST_S = 0.25
+    RETRY_MOST_S = 4.0
+    TICK_FAILED_S = 1.0  # a timer that raised is not tried again sooner
 
-    def __init__(self, core: RoomCore, clock: Clock, commit: Commit | None = None) -> None:
+    def __init__(self, core: RoomCore, clock: Clock, commit: Commit | None = None,
+                 rolled_back: Callable[[RoomCore], None] | None = None) -> None:
         self.core = core
         self.clock = clock
         self.commit = commit
+        self.rolled_back = rolled_back
         # (None, None) in the queue only wakes the task to look at the room's timers again.
         self._queue: asyncio.Queue[tuple[Command | None, asyncio.Future[Any] | None]] = (
             asyncio.Queue(self.QUEUE_SIZE))
@@ -735,6 +832,10 @@ class RoomActor:
         # wakes the task to look again.
         self._armed: int | None = None
         self.stopped = False
+        # Saves failed in a row, and the event-loop time before which the
+        # room's timers are not run again (see RETRY_FIRST_S).
+        self.failures = 0
+        self._retry_at = 0.0
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(
@@ -788,26 +889,43 @@ class RoomActor:
         """Applies and commits one command (the lock is held); its reply or RoomError."""
         if self.stopped:
             raise RoomError("moved", "the room moved; try again")
-        version = self.core.version
+        core = self.core
+        if isinstance(command, Snapshot):  # reads only
+            return core.handle(command, self.clock())
+        checkpoint = core.checkpoint()
+        version = core.version
         try:
-            result = self.core.handle(command, self.clock())
+            result = core.handle(command, self.clock())
         except RoomError:
+            # Refused: normally before any change, but a command may refuse
+            # after a first step; either way the room is as it was.
+            self._undo(checkpoint)
             raise
         except Exception as err:  # a bug must not kill the room for everyone
-            log.exception("room %s failed on %r", self.core.room_id, command)
+            log.exception("room %s failed on %r", core.room_id, command)
+            self._undo(checkpoint)
             raise RoomError("internal_error", f"server error: {err}") from err
-        if self.core.version != version and not await self._commit():
-            raise RoomError("moved", "the room moved; try again")
+        if core.version == version:
+            core.release()
+            return result
+        await self._commit(checkpoint)
         return result
 
+    def _undo(self, checkpoint: Checkpoint, *, keep_version: bool = False) -> None:
+        self.core.rollback(checkpoint, keep_version=keep_version)
+        if self.rolled_back is not None:
+            self.rolled_back(self.core)
+
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while not self.stopped:
             wakeup = self._armed = self.core.next_wakeup()
             try:
                 if wakeup is None:
                     command, future = await self._queue.get()
                 else:
-                    delay = max(0.0, (wakeup - self.clock()) / 1000)
+                    delay = max(0.0, (wakeup - self.clock()) / 1000,
+                                self._retry_at - loop.time())
                     async with asyncio.timeout(delay):
                         command, future = await self._queue.get()
             except TimeoutError:
@@ -815,7 +933,6 @@ class RoomActor:
                     if self.stopped:
                         break
                     await self._tick()
-                    await self._commit()
                 continue
             if command is None or future is None or future.cancelled():
                 continue
@@ -830,26 +947,51 @@ class RoomActor:
                 future.set_result(result)
         self._refuse_waiting()
 
-    async def _commit(self) -> bool:
+    async def _commit(self, checkpoint: Checkpoint) -> None:
+        """Saves what was applied since ``checkpoint``, or undoes it and raises
+        RoomError: ``unavailable`` (not saved) or ``moved`` (not ours any more)."""
+        core = self.core
         if self.commit is None:
-            return True
+            core.release()
+            return
         try:
-            kept = await self.commit(self.core)
-        except Exception:
-            # The change stays in memory and the next commit saves the whole
-            # room again; stopping would lose the room for everyone.
-            log.exception("room %s could not be saved", self.core.room_id)
-            kept = True
+            kept = await self.commit(core)
+        except Exception as err:
+            if not isinstance(err, Unavailable):
+                log.exception("room %s could not be saved", core.room_id)
+            # The save may have landed all the same (its answer was lost):
+            # the version stays ahead, so the next change is newer than any
+            # of these to whoever may have been sent them.
+            self._undo(checkpoint, keep_version=True)
+            self.failures += 1
+            self._retry_at = asyncio.get_running_loop().time() + min(
+                self.RETRY_MOST_S, self.RETRY_FIRST_S * 2 ** min(self.failures - 1, 8))
+            raise RoomError("unavailable", "the game cannot be saved right now, so nothing "
+                                           "changed: try again shortly") from err
+        core.release()
         if not kept:
             self.stopped = True
-        return kept
+            raise RoomError("moved", "the room moved; try again")
+        if self.failures:
+            self.failures, self._retry_at = 0, 0.0
 
     async def _tick(self) -> None:
+        core = self.core
+        checkpoint = core.checkpoint()
+        version = core.version
         try:
-            self.core.tick(self.clock())
+            core.tick(self.clock())
         except Exception:
-            log.exception("room %s failed on a timer", self.core.room_id)
+            log.exception("room %s failed on a timer", core.room_id)
+            self._undo(checkpoint)
             # Drop the room's own timers and back off, so that a failing timer
             # cannot spin the event loop; commands are still served meanwhile.
-            self.core.turn_deadline = self.core.bot_due = None
-            await asyncio.sleep(1)
+            core.turn_deadline = core.bot_due = None
+            self._retry_at = asyncio.get_running_loop().time() + self.TICK_FAILED_S
+            return
+        if core.version == version:
+            core.release()
+            return
+        # Not saved: undone, and tried again after the back-off (see _commit).
+        with contextlib.suppress(RoomError):
+            await self._commit(checkpoint)
