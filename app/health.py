@@ -93,6 +93,8 @@ class StoreHealth:
     def __init__(self) -> None:
         self.stores: dict[str, _Store] = {}
         self.probes: dict[str, Probe] = {}
+        # Called with a store's name when an outage of it ends.
+        self.up_listeners: list[Callable[[str], None]] = []
         self._watcher: asyncio.Task[None] | None = None
 
     def add(self, name: str, probe: Probe | None = None) -> None:
@@ -120,6 +122,8 @@ class StoreHealth:
             log.warning("store_up", extra={"fields": {"store": name,
                                                       "down_s": round(now - store.since, 1)}})
             store.up, store.since, store.error = True, now, None
+            for listener in self.up_listeners:
+                listener(name)
 
     @property
     def all_up(self) -> bool:

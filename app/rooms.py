@@ -45,14 +45,23 @@ from typing import Any
 from app.broker import Broker
 from app.cluster import Cluster
 from app.feeds import Feeds
-from app.frames import change_frames, envelope_of, room_channels
+from app.frames import change_frames, envelope_of, room_channels, state
 from app.health import StoreHealth, is_outage
 from app.settings import Settings
 from app.snapshots import DbSnapshots, JournalSnapshots, RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
+from app.wsprotocol import wire
 from engine.game import Game, Outcome
 from engine.games import find_game
-from engine.room import Change, Command, RoomActor, RoomCore, RoomError, Unavailable
+from engine.room import (
+    Change,
+    Command,
+    RoomActor,
+    RoomCore,
+    RoomError,
+    Snapshot,
+    Unavailable,
+)
 
 log = logging.getLogger("kartu.rooms")
 
@@ -96,6 +105,8 @@ class RoomRegistry:
                                else "database" if isinstance(snapshots, DbSnapshots)
                                else "snapshots")
         self.health.add(self.snapshot_store)
+        self.health.up_listeners.append(self._store_up)
+        self._resyncing: asyncio.Task[None] | None = None
         # Rooms whose saved state could not be read back: room id -> why.
         self.unrecoverable: dict[str, str] = {}
         self.broker = broker
@@ -145,6 +156,8 @@ class RoomRegistry:
     async def close(self) -> None:
         if self._janitor is not None:
             self._janitor.cancel()
+        if self._resyncing is not None:
+            self._resyncing.cancel()
         if self.cluster is not None:
             await self.cluster.close()
         for actor in list(self.rooms.values()):
@@ -222,6 +235,19 @@ class RoomRegistry:
             await asyncio.sleep(0.2)
 
     async def _call_once(self, room_id: str, command: Command) -> Any:
+        try:
+            return await self._route(room_id, command)
+        except (RoomError, TimeoutError):
+            raise
+        except Exception as err:
+            if not is_outage(err):
+                raise
+            # Finding the room's owner takes Redis: said once per outage.
+            self.health.failed("redis", err)
+            raise RoomError("unavailable", "the server cannot reach the room right now; "
+                                           "try again shortly") from err
+
+    async def _route(self, room_id: str, command: Command) -> Any:
         actor = self.get(room_id)
         if actor is not None:
             return await actor.call(command)
@@ -331,6 +357,49 @@ class RoomRegistry:
         if actor is not None:
             await actor.stop()
             await self._stop_hosting(actor.core)
+
+    # --- after an outage ---------------------------------------------------------
+
+    RESYNC_AFTER_S = (1.0, 2.0, 4.0, 8.0)  # after Redis is back, since the outage ended
+
+    def _store_up(self, store: str) -> None:
+        """Redis is back: messages published while this process's subscriptions
+        were still down are lost, so its connections are sent their rooms'
+        current state, a few times while the broker subscribes again."""
+        if store != "redis" or self.cluster is None:
+            return
+        if self._resyncing is None or self._resyncing.done():
+            self._resyncing = asyncio.get_running_loop().create_task(self._resync_later())
+
+    async def _resync_later(self) -> None:
+        waited = 0.0
+        for at in self.RESYNC_AFTER_S:
+            await asyncio.sleep(at - waited)
+            waited = at
+            try:
+                await self.resync()
+            except Exception as err:
+                if not is_outage(err):
+                    log.exception("resync after an outage failed")
+
+    async def resync(self) -> int:
+        """Sends every audience this process has connections in its room's
+        current state (a client ignores one it already has); how many."""
+        # The feeds are keyed by channel; only their names are read here.
+        channels = list(self.feeds._feeds)
+        sent = 0
+        for channel in channels:
+            parts = channel.split(":")
+            if len(parts) < 3 or parts[0] != "room":
+                continue
+            room_id, audience = parts[1], (int(parts[3]) if parts[2] == "seat" else None)
+            try:
+                version, view = await self.call(room_id, Snapshot(audience))
+            except RoomError:
+                continue
+            self.feeds.send(version, [(channel, wire(state(room_id, version, view)))])
+            sent += 1
+        return sent
 
     # --- RoomSink and commit ---------------------------------------------------
 

@@ -812,7 +812,7 @@ class RoomActor:
 
     QUEUE_SIZE = 1024
     RETRY_FIRST_S = 0.25
-    RETRY_MOST_S = 4.0
+    RETRY_MOST_S = 2.0
     TICK_FAILED_S = 1.0  # a timer that raised is not tried again sooner
 
     def __init__(self, core: RoomCore, clock: Clock, commit: Commit | None = None,
