@@ -555,10 +555,16 @@ class RoomRegistry:
                 continue
             if core.status == "playing" and any(not s.bot for s in core.seats):
                 continue  # a game with humans in it waits for them
-            if core.status == "waiting":
+            status = core.status
+            if status == "waiting":
                 core.status = self._statuses[room_id] = "abandoned"
+            try:
+                kept = await self._commit(core)  # saved as inactive: nobody takes it over
+            except Unavailable:
+                core.status = self._statuses[room_id] = status
+                continue  # the store is down: evicted by a later sweep
+            if status == "waiting":
                 self._background(self.store.set_room_status(room_id, "abandoned"))
-            kept = await self._commit(core)  # saved as inactive: nobody takes it over
             await actor.stop()
             if not kept:
                 # Fenced: another process owns the room now, and _commit has
