@@ -48,11 +48,18 @@ COMMANDS: dict[str, type[Any]] = {
 }
 
 # KEYS: lease keys; ARGV[1]: process, ARGV[2]: lease ms. Returns the rooms lost.
+# A lease that ran out while Redis could not be reached (or this process
+# stalled) and that nobody claimed since is still this process's: it is set
+# again (processes wait before adopting orphans after an outage, so that
+# owners can do this first; see Cluster._scan_forever).
 _RENEW = """
 local lost = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
+  local owner = redis.call('GET', key)
+  if owner == ARGV[1] then
     redis.call('PEXPIRE', key, ARGV[2])
+  elseif owner == false then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
   else
     table.insert(lost, i)
   end
@@ -100,6 +107,10 @@ class Cluster:
         self._subscriptions: list[Subscription] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._handlers: set[asyncio.Task[None]] = set()
+        # No orphans are adopted before this (monotonic time): after Redis
+        # was out of reach, every lease may have run out, and the live owners
+        # must get to renew theirs (and their heartbeats) first.
+        self._adopt_after = 0.0
 
     # --- life ----------------------------------------------------------------
 
@@ -174,6 +185,8 @@ class Cluster:
     def _failed(self, what: str, error: Exception) -> None:
         """Redis out of reach is said once per outage (the registry's health);
         anything else with its traceback."""
+        if is_outage(error):
+            self.hold_adoptions()
         if is_outage(error) and self.registry is not None:
             self.registry.health.failed("redis", error)
         else:
@@ -191,9 +204,21 @@ class Cluster:
             log.warning("lease_lost", extra={"fields": {"room": room_id}})
             await self.registry.drop_local(room_id)
 
+    def hold_adoptions(self) -> None:
+        """No orphan is adopted for a lease's time and two renewals from now:
+        Redis was out of reach, so leases may have run out under live owners."""
+        self._adopt_after = max(self._adopt_after, time.monotonic() + self.LEASE_MS / 1000
+                                + 2 * self.RENEW_EVERY_S)
+
+    @property
+    def may_adopt(self) -> bool:
+        return time.monotonic() >= self._adopt_after
+
     async def _scan_forever(self) -> None:
         while True:
             await asyncio.sleep(self.SCAN_EVERY_S)
+            if not self.may_adopt:
+                continue
             try:
                 await self.adopt_orphans()
             except Exception as err:

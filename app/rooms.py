@@ -286,7 +286,8 @@ class RoomRegistry:
     async def take_over(self, room_id: str) -> bool:
         """Claims a room whose owner is gone and runs it from its last snapshot."""
         assert self.cluster is not None
-        if room_id in self._taking_over or room_id in self.rooms:
+        if room_id in self._taking_over or room_id in self.rooms \
+                or not self.cluster.may_adopt:
             return False
         self._taking_over.add(room_id)
         try:
@@ -368,6 +369,7 @@ class RoomRegistry:
         current state, a few times while the broker subscribes again."""
         if store != "redis" or self.cluster is None:
             return
+        self.cluster.hold_adoptions()
         if self._resyncing is None or self._resyncing.done():
             self._resyncing = asyncio.get_running_loop().create_task(self._resync_later())
 

@@ -356,7 +356,10 @@ class Player:
         checked = 0
         while True:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.name} in {room}: the game did not end in time")
+                last = self.view() if self.client is not None else None
+                seen = (last[0], last[1].get("phase"), last[1].get("turn")) if last else None
+                raise TimeoutError(f"{self.name} (seat {self.seat}) in {room}: the game did not "
+                                   f"end in time; last state (version, phase, turn): {seen}")
             if self.client is None:
                 self.tally.reconnects += 1
                 await self.connect(room, deadline)
