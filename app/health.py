@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -38,6 +40,12 @@ log = logging.getLogger("kartu.health")
 
 Probe = Callable[[], Awaitable[Any]]
 
+# Errors of the system that say a store is out of reach (or cannot take a
+# write: a full disk for the journal), rather than that a program is wrong.
+_STORE_ERRNOS = frozenset({errno.ECONNREFUSED, errno.ECONNRESET, errno.ECONNABORTED,
+                           errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ETIMEDOUT,
+                           errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EIO})
+
 
 def is_outage(error: BaseException) -> bool:
     """True when ``error`` (or what caused it) says a store cannot be reached."""
@@ -45,9 +53,11 @@ def is_outage(error: BaseException) -> bool:
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, (OSError, TimeoutError, redis_errors.ConnectionError,
-                                redis_errors.TimeoutError, redis_errors.BusyLoadingError,
-                                sa_errors.TimeoutError)):
+        if isinstance(current, (ConnectionError, TimeoutError, socket.gaierror,
+                                redis_errors.ConnectionError, redis_errors.TimeoutError,
+                                redis_errors.BusyLoadingError, sa_errors.TimeoutError)):
+            return True
+        if isinstance(current, OSError) and current.errno in _STORE_ERRNOS:
             return True
         if isinstance(current, sa_errors.DBAPIError) and (
                 current.connection_invalidated

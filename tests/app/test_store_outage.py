@@ -192,4 +192,6 @@ def test_outages_are_told_from_other_errors() -> None:
     assert is_outage(ConnectionRefusedError(111, "refused"))
     assert is_outage(OperationalError("SELECT 1", {}, Exception("gone")))
     assert not is_outage(IntegrityError("INSERT", {}, Exception("duplicate")))
+    assert is_outage(OSError(28, "No space left on device"))
+    assert not is_outage(FileNotFoundError(2, "No such file"))
     assert not is_outage(ValueError("bug"))
