@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 
-.PHONY: setup run test lint migrate bench load clean
+.PHONY: setup run test lint migrate bench load soak clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ load: setup
 	$(BIN)/python -m bench.load --shape turn --rooms 200 --rate 2400 --duration 20
 	$(BIN)/python -m bench.load --shape realtime --rooms 50 --rate 600 --duration 20
 	$(BIN)/python -m bench.load --shape idle --connections 2000
+
+# The fault suite (tests/fault) for longer: more rooms, more kills and outages.
+soak: setup
+	KARTU_SOAK=$${KARTU_SOAK:-3} $(BIN)/pytest tests/fault -s
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache .hypothesis

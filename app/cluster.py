@@ -36,6 +36,7 @@ import orjson
 from redis.asyncio import Redis
 
 from app.broker import Broker, Subscription
+from app.health import StoreHealth, is_outage
 from app.snapshots import RedisKeys, RedisSnapshots, text_of
 from engine.room import (
     Act,
@@ -65,6 +66,11 @@ class LocalRooms(Protocol):
         """The rooms this process runs, by id."""
         ...
 
+    @property
+    def health(self) -> StoreHealth:
+        """Which stores answer (an outage is said once, not per failure)."""
+        ...
+
     async def take_over(self, room_id: str) -> bool:
         """Claims a room whose owner is gone and runs it here; False if not."""
         ...
@@ -85,11 +91,18 @@ COMMANDS: dict[str, type[Any]] = {
 }
 
 # KEYS: lease keys; ARGV[1]: process, ARGV[2]: lease ms. Returns the rooms lost.
+# A lease that ran out while Redis could not be reached (or this process
+# stalled) and that nobody claimed since is still this process's: it is set
+# again (processes wait before adopting orphans after an outage, so that
+# owners can do this first; see Cluster._scan_forever).
 _RENEW = """
 local lost = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
+  local owner = redis.call('GET', key)
+  if owner == ARGV[1] then
     redis.call('PEXPIRE', key, ARGV[2])
+  elseif owner == false then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
   else
     table.insert(lost, i)
   end
@@ -137,6 +150,10 @@ class Cluster:
         self._subscriptions: list[Subscription] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._handlers: set[asyncio.Task[None]] = set()
+        # No orphans are adopted before this (monotonic time): after Redis
+        # was out of reach, every lease may have run out, and the live owners
+        # must get to renew theirs (and their heartbeats) first.
+        self._adopt_after = 0.0
 
     # --- life ----------------------------------------------------------------
 
@@ -202,8 +219,21 @@ class Cluster:
             try:
                 await self.heartbeat()
                 await self._renew_leases()
-            except Exception:
-                log.exception("lease renewal failed")
+            except Exception as err:
+                self._failed("lease renewal failed", err)
+            else:
+                if self.registry is not None:
+                    self.registry.health.ok("redis")
+
+    def _failed(self, what: str, error: Exception) -> None:
+        """Redis out of reach is said once per outage (the registry's health);
+        anything else with its traceback."""
+        if is_outage(error):
+            self.hold_adoptions()
+        if is_outage(error) and self.registry is not None:
+            self.registry.health.failed("redis", error)
+        else:
+            log.exception(what, exc_info=error)
 
     async def _renew_leases(self) -> None:
         assert self.registry is not None
@@ -217,13 +247,25 @@ class Cluster:
             log.warning("lease_lost", extra={"fields": {"room": room_id}})
             await self.registry.drop_local(room_id)
 
+    def hold_adoptions(self) -> None:
+        """No orphan is adopted for a lease's time and two renewals from now:
+        Redis was out of reach, so leases may have run out under live owners."""
+        self._adopt_after = max(self._adopt_after, time.monotonic() + self.LEASE_MS / 1000
+                                + 2 * self.RENEW_EVERY_S)
+
+    @property
+    def may_adopt(self) -> bool:
+        return time.monotonic() >= self._adopt_after
+
     async def _scan_forever(self) -> None:
         while True:
             await asyncio.sleep(self.SCAN_EVERY_S)
+            if not self.may_adopt:
+                continue
             try:
                 await self.adopt_orphans()
-            except Exception:
-                log.exception("takeover scan failed")
+            except Exception as err:
+                self._failed("takeover scan failed", err)
 
     async def adopt_orphans(self) -> None:
         """Takes over every active room whose lease has run out."""

@@ -101,6 +101,10 @@ class Feeds:
             if feed is not None:
                 feed.send(version, data)
 
+    def channel_names(self) -> list[str]:
+        """The channels this process's connections listen on now."""
+        return list(self._feeds)
+
     async def attach(self, channel: str, sink: Sink | Receiver) -> int:
         """Starts sending the channel's frames to ``sink``; returns a handle for detach."""
         handle = next(self._ids)

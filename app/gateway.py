@@ -269,7 +269,9 @@ class Connection:
             # Refused unparsed: nothing deeper ever reaches a recursive parser,
             # validator or serialiser (an action's log entry, a reply).
             self.send(frames.error(
-                "bad_message", f"JSON nested deeper than {self.settings.max_json_depth} levels"))
+                "bad_message", f"JSON nested deeper than {self.settings.max_json_depth} levels",
+                _ref_of(text), reason="too_deep",
+                params={"limit": self.settings.max_json_depth}))
             return
         try:
             raw = orjson.loads(text)

@@ -11,6 +11,7 @@ frame path of :mod:`app.wsprotocol`) reaches the gateway in the scope.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from redis import exceptions as redis_errors
+from sqlalchemy import exc as sa_errors
 
 from app import collector, daily, logs
 from app.api import router
@@ -35,13 +38,16 @@ from app.edge import (
     redact_server_logs,
 )
 from app.gateway import CLOSE_TRY_LATER, serve_socket
+from app.health import StoreHealth, is_outage, store_of
 from app.loopwatch import LoopWatch
 from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.snapshots import DbSnapshots, JournalSnapshots, SnapshotStore, rooms_file
 from app.store import Store
+from engine.room import Unavailable
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
+logs_error = logging.getLogger("kartu.http")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -51,8 +57,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logs.configure()
         redact_server_logs()  # again: a server may configure its logging after the import
+        health = StoreHealth()
         store = Store(settings.database_url)
         await store.start()
+        health.add("database", store.ping)
         broker = make_broker(settings.redis_url)
         await broker.start()
         cluster: Cluster | None = None
@@ -64,13 +72,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             snapshots = JournalSnapshots(rooms_file(database_file))
         else:
             snapshots = DbSnapshots(store)
-        registry = RoomRegistry(settings, broker, store, snapshots, cluster)
+        if cluster is not None:
+            health.add("redis", cluster.redis.ping)
+        registry = RoomRegistry(settings, broker, store, snapshots, cluster, health)
         registry.finish_listeners.append(daily.finish_listener(store))
         registry.change_listeners.append(daily.leave_listener(store))
         await registry.start()
         app.state.settings, app.state.store = settings, store
         app.state.broker, app.state.registry = broker, registry
         app.state.feeds = registry.feeds
+        app.state.health = health
+        health.watch()
         collector.watch()  # first: start-up's own full pass is counted too
         collector.tune()
         app.state.loop_watch = LoopWatch()
@@ -79,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             app.state.loop_watch.stop()
+            await health.close()
             await registry.close()
             await broker.close()
             await store.close()
@@ -101,13 +114,44 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         body.setdefault("detail", body.get("message"))
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
+    # A store out of reach answers 503 "unavailable" (logged once per outage
+    # by the store's health), not 500 with a traceback per request.
+    async def store_error(request: Request, exc: Exception) -> JSONResponse:
+        if not is_outage(exc):
+            logs_error.error("request failed: %s %s", request.method, request.url.path,
+                             exc_info=exc)
+            return JSONResponse({"code": "internal_error", "message": "server error",
+                                 "detail": "server error"}, status_code=500)
+        request.app.state.health.failed(store_of(exc), exc)
+        message = "a store the server needs cannot be reached; try again shortly"
+        return JSONResponse({"code": "unavailable", "message": message, "detail": message,
+                             "rule": None, "reason": "unavailable", "params": {}},
+                            status_code=503, headers={"Retry-After": "2"})
+
+    for error_type in (sa_errors.DBAPIError, sa_errors.TimeoutError, OSError,
+                       redis_errors.ConnectionError, redis_errors.TimeoutError, Unavailable):
+        app.add_exception_handler(error_type, store_error)
+
     @app.get("/healthz")
     async def healthz(request: Request) -> dict[str, Any]:
+        """Liveness: always 200 while the process serves; says which stores answer."""
         registry: RoomRegistry = request.app.state.registry
-        return {"status": "ok", "rooms": len(registry.rooms),
+        health: StoreHealth = request.app.state.health
+        await health.probe()
+        return {"status": "ok" if health.all_up else "degraded", "rooms": len(registry.rooms),
+                "stores": health.summary(),
+                "unrecoverable_rooms": len(registry.unrecoverable),
                 "broker": "redis" if settings.redis_url else "memory",
                 "process": registry.process_id, "collector": collector.watch().summary(),
                 "loop": request.app.state.loop_watch.summary()}
+
+    @app.get("/readyz")
+    async def readyz(request: Request) -> JSONResponse:
+        """Readiness: 503 while a store cannot be reached (send players elsewhere)."""
+        health: StoreHealth = request.app.state.health
+        await health.probe()
+        return JSONResponse({"ready": health.all_up, "stores": health.summary()},
+                            status_code=200 if health.all_up else 503)
 
     sockets = app.state.sockets = AddressCap(settings.max_ws_per_address)
 
@@ -122,7 +166,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             state = websocket.app.state
             token = websocket.query_params.get("token")
-            player = await authenticate(state.store, token)
+            try:
+                player = await authenticate(state.store, token)
+            except Exception as err:
+                if not is_outage(err):
+                    raise
+                state.health.failed(store_of(err), err)
+                await websocket.close(code=CLOSE_TRY_LATER)  # try again later
+                return
             await serve_socket(websocket, player, bool(token), settings, state.registry,
                                state.feeds)
         finally:

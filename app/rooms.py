@@ -19,11 +19,22 @@ Redis), retrying while a room moves from a dead process to a live one.
 
 Without Redis there is one process: it owns every room, saves them in the
 database, and on start-up resumes the rooms that were being played.
+
+A save that fails (the store cannot be reached) sends nothing: the actor
+undoes the change (:class:`engine.room.RoomActor`). The next save of that
+room is then a full snapshot that also *rewrites* the log from where the
+last landed save ended (the failed one may have landed all the same). What
+a change sets off beyond the room (the game's record when it ends, its
+status in the rooms table, the change listeners) runs only once the change
+is saved. A room whose saved state cannot be read back is *unrecoverable*:
+logged at ERROR with its id and counted in ``/healthz``, never dropped
+silently.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import secrets
@@ -43,17 +54,28 @@ from app.frames import (
     loads,
     room_channels,
     seat_channel,
+    state,
     watch_channel,
 )
 from app.frames import spectators as spectators_frame
+from app.health import StoreHealth, is_outage
 from app.retries import APPLIED, Replies
 from app.settings import Settings
-from app.snapshots import RoomSave, SnapshotStore
+from app.snapshots import DbSnapshots, JournalSnapshots, RoomSave, SnapshotStore
 from app.store import FinishedGame, RoomRecord, Store
 from app.wsprotocol import wire
 from engine.game import Game, Outcome
 from engine.games import find_game
-from engine.room import Change, Command, History, RoomActor, RoomCore, RoomError, Snapshot
+from engine.room import (
+    Change,
+    Command,
+    History,
+    RoomActor,
+    RoomCore,
+    RoomError,
+    Snapshot,
+    Unavailable,
+)
 
 log = logging.getLogger("kartu.rooms")
 
@@ -86,8 +108,22 @@ class RoomRegistry:
     SNAPSHOT_SPREAD = 100
 
     def __init__(self, settings: Settings, broker: Broker, store: Store,
-                 snapshots: SnapshotStore, cluster: Cluster | None = None) -> None:
+                 snapshots: SnapshotStore, cluster: Cluster | None = None,
+                 health: StoreHealth | None = None) -> None:
         self.settings = settings
+        self.health = health or StoreHealth()
+        # The store the rooms in progress are saved in, as the health names it.
+        self.snapshot_store = ("redis" if cluster is not None
+                               else "journal" if isinstance(snapshots, JournalSnapshots)
+                               else "database" if isinstance(snapshots, DbSnapshots)
+                               else "snapshots")
+        self.health.add(self.snapshot_store)
+        self.health.up_listeners.append(self._store_up)
+        self._resyncing: asyncio.Task[None] | None = None
+        # Rooms whose saved state could not be read back: room id -> why.
+        self.unrecoverable: dict[str, str] = {}
+        # Rooms whose last save failed: the next one is full and rewrites the log.
+        self._rewrite: set[str] = set()
         self.broker = broker
         self.store = store
         self.snapshots = snapshots
@@ -133,6 +169,8 @@ class RoomRegistry:
     async def close(self) -> None:
         if self._janitor is not None:
             self._janitor.cancel()
+        if self._resyncing is not None:
+            self._resyncing.cancel()
         if self.cluster is not None:
             await self.cluster.close()
         for actor in list(self.rooms.values()):
@@ -232,6 +270,18 @@ class RoomRegistry:
         return result
 
     async def _call_once(self, room_id: str, command: Command, command_id: str | None) -> Any:
+        try:
+            return await self._route(room_id, command, command_id)
+        except (RoomError, TimeoutError):
+            raise
+        except Exception as err:
+            if not is_outage(err):
+                raise
+            # Finding the room's owner takes Redis: said once per outage.
+            self.health.failed("redis", err)
+            raise RoomError.of("unavailable", "unavailable") from err
+
+    async def _route(self, room_id: str, command: Command, command_id: str | None) -> Any:
         actor = self.get(room_id)
         if actor is not None:
             return await self._run_here(room_id, actor, command, command_id)
@@ -270,7 +320,8 @@ class RoomRegistry:
     async def take_over(self, room_id: str) -> bool:
         """Claims a room whose owner is gone and runs it from its last snapshot."""
         assert self.cluster is not None
-        if room_id in self._taking_over or room_id in self.rooms:
+        if room_id in self._taking_over or room_id in self.rooms \
+                or not self.cluster.may_adopt:
             return False
         self._taking_over.add(room_id)
         try:
@@ -278,7 +329,15 @@ class RoomRegistry:
                 return False
             alive = await self.cluster.alive_processes()
             alive.add(self.process_id)
-            if not await self._resume(room_id, lambda conn: conn.split(":")[0] in alive):
+            try:
+                resumed = await self._resume(room_id,
+                                             lambda conn: conn.split(":")[0] in alive)
+            except Exception as err:
+                if is_outage(err):
+                    raise
+                self._unrecoverable(room_id, err)
+                resumed = False
+            if not resumed:
                 await self.cluster.release(room_id)
                 return False
             log.info("room_taken_over", extra={"fields": {"room": room_id,
@@ -303,15 +362,16 @@ class RoomRegistry:
             entry.pop("cid", None)
         game = find_game(data["game"])
         if game is None:
-            log.error("cannot resume room %s: unknown game %s", room_id, data["game"])
-            return False
+            raise ValueError(f"unknown game {data['game']!r}")
         core = RoomCore.from_snapshot(data, game, action_log)
         core.catch_up(action_log[data["log_length"]:], now_ms())
+        self.unrecoverable.pop(room_id, None)
         self._saved_log[room_id] = len(core.action_log)
         self._statuses[room_id] = core.status
         core.drop_connections(keep, now_ms())
         self._run(core)
-        await self._commit(core, core.take_changes())
+        with contextlib.suppress(Unavailable):  # it runs; its next save is full (_commit)
+            await self._commit(core, core.take_changes())
         return True
 
     async def _resume_all(self) -> None:
@@ -320,8 +380,18 @@ class RoomRegistry:
             try:
                 if await self._resume(room_id, lambda conn: False):
                     log.info("room_resumed", extra={"fields": {"room": room_id}})
-            except Exception:
-                log.exception("could not resume room %s", room_id)
+            except Exception as err:
+                self._unrecoverable(room_id, err)
+
+    def _unrecoverable(self, room_id: str, error: BaseException) -> None:
+        """A room whose saved state cannot be run again: said loudly, and kept
+        in ``unrecoverable`` (``/healthz`` counts them) rather than dropped."""
+        first = room_id not in self.unrecoverable
+        self.unrecoverable[room_id] = f"{type(error).__name__}: {error}"[:300]
+        if first:
+            log.error("room_unrecoverable %s: could not resume it from its saved state",
+                      room_id, exc_info=error,
+                      extra={"fields": {"room": room_id, "error": self.unrecoverable[room_id]}})
 
     async def drop_local(self, room_id: str) -> None:
         """Stops running a room here (its lease was lost: it lives elsewhere now)."""
@@ -330,6 +400,48 @@ class RoomRegistry:
         if actor is not None:
             await actor.stop()
             await self._stop_hosting(actor.core)
+
+    # --- after an outage ---------------------------------------------------------
+
+    RESYNC_AFTER_S = (1.0, 2.0, 4.0, 8.0)  # after Redis is back, since the outage ended
+
+    def _store_up(self, store: str) -> None:
+        """Redis is back: messages published while this process's subscriptions
+        were still down are lost, so its connections are sent their rooms'
+        current state, a few times while the broker subscribes again."""
+        if store != "redis" or self.cluster is None:
+            return
+        self.cluster.hold_adoptions()
+        if self._resyncing is None or self._resyncing.done():
+            self._resyncing = asyncio.get_running_loop().create_task(self._resync_later())
+
+    async def _resync_later(self) -> None:
+        waited = 0.0
+        for at in self.RESYNC_AFTER_S:
+            await asyncio.sleep(at - waited)
+            waited = at
+            try:
+                await self.resync()
+            except Exception as err:
+                if not is_outage(err):
+                    log.exception("resync after an outage failed")
+
+    async def resync(self) -> int:
+        """Sends every audience this process has connections in its room's
+        current state (a client ignores one it already has); how many."""
+        sent = 0
+        for channel in self.feeds.channel_names():
+            parts = channel.split(":")
+            if len(parts) < 3 or parts[0] != "room":
+                continue
+            room_id, audience = parts[1], (int(parts[3]) if parts[2] == "seat" else None)
+            try:
+                version, view = await self.call(room_id, Snapshot(audience))
+            except RoomError:
+                continue
+            self.feeds.send(version, [(channel, wire(state(room_id, version, view)))])
+            sent += 1
+        return sent
 
     # --- commit ----------------------------------------------------------------
 
@@ -363,27 +475,44 @@ class RoomRegistry:
         # A full snapshot when the room itself changed (seats, watchers, status)
         # or the last one is old; otherwise the new log entries describe the
         # change completely (RoomCore.catch_up).
-        full = (last is None or last[0] != core.room_changes or not active
+        rewrite = room_id in self._rewrite
+        full = (rewrite or last is None or last[0] != core.room_changes or not active
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
                 or len(core.action_log) >= last[2])
         outgoing = [(change.version, change_frames(change)) for change in changes]
         entries = core.action_log[base:]
-        if command_id is not None and self.replies is not None:
+        replies = self.replies if command_id is not None else None
+        if replies is not None and command_id is not None and entries:
             # Kept with the room, so that wherever it runs next knows the
             # command was applied (app.retries).
-            self.replies.remember(room_id, command_id, APPLIED)
-            if entries:
-                entries = [*entries[:-1], {**entries[-1], "cid": command_id}]
+            entries = [*entries[:-1], {**entries[-1], "cid": command_id}]
         snapshot = core.to_snapshot() if full else None
         if snapshot is not None and self.replies is not None:
-            snapshot["retries"] = self.replies.saved(room_id)
-        kept = await self.snapshots.save(RoomSave(
-            room_id=room_id, snapshot=snapshot, log_base=base,
-            log_entries=[dumps(entry) for entry in entries],
-            summary=core.summary() if full else None, active=active,
-            messages=[(channel, envelope_of(version, data)) for version, frames in outgoing
-                      for channel, data in frames] if self.snapshots.carries_messages else [],
-        ))
+            retries = self.replies.saved(room_id)
+            if replies is not None:
+                retries.append([command_id, APPLIED])
+            snapshot["retries"] = retries
+        try:
+            kept = await self.snapshots.save(RoomSave(
+                room_id=room_id, snapshot=snapshot, log_base=base,
+                log_entries=[dumps(entry) for entry in entries],
+                summary=core.summary() if full else None, active=active, rewrite=rewrite,
+                messages=[(channel, envelope_of(version, data))
+                          for version, frames in outgoing for channel, data in frames]
+                if self.snapshots.carries_messages else [],
+            ))
+        except Exception as err:
+            # Nothing is sent; the actor undoes the change. The save may have
+            # landed all the same: the next one rewrites what it may have left.
+            self._rewrite.add(room_id)
+            if is_outage(err):
+                self.health.failed(self.snapshot_store, err)
+                raise Unavailable(str(err)) from err
+            raise
+        self.health.ok(self.snapshot_store)
+        self._rewrite.discard(room_id)
+        if replies is not None and command_id is not None:
+            replies.remember(room_id, command_id, APPLIED)
         if not kept:
             log.warning("room_fenced", extra={"fields": {"room": room_id}})
             if self.rooms.pop(room_id, None) is not None:
@@ -494,8 +623,11 @@ class RoomRegistry:
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background write failed", exc_info=task.exception())
+        if not task.cancelled() and (error := task.exception()) is not None:
+            if is_outage(error):  # said once per outage, not once per write
+                self.health.failed("database", error)
+            else:
+                log.error("background write failed", exc_info=error)
 
     # --- eviction ------------------------------------------------------------
 
@@ -517,11 +649,17 @@ class RoomRegistry:
                 continue
             if core.status == "playing" and any(not s.bot for s in core.seats):
                 continue  # a game with humans in it waits for them
-            if core.status == "waiting":
-                core.status = "abandoned"
+            status = core.status
+            if status == "waiting":
+                core.status = self._statuses[room_id] = "abandoned"
+            try:
+                # Saved as inactive: nobody takes it over.
+                kept = await self._commit(core, core.take_changes())
+            except Unavailable:
+                core.status = self._statuses[room_id] = status
+                continue  # the store is down: evicted by a later sweep
+            if status == "waiting":
                 self._background(self.store.set_room_status(room_id, "abandoned"))
-            # Saved as inactive: nobody takes it over.
-            kept = await self._commit(core, core.take_changes())
             await actor.stop()
             if not kept:
                 # Fenced: another process owns the room now, and _commit has
@@ -537,6 +675,7 @@ class RoomRegistry:
     def _forget(self, room_id: str) -> None:
         """Drops what the registry kept about a room it no longer runs."""
         self._statuses.pop(room_id, None)
+        self._rewrite.discard(room_id)
         self._saved_log.pop(room_id, None)
         if self.replies is not None:
             self.replies.forget(room_id)

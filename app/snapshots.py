@@ -67,6 +67,10 @@ class RoomSave:
     log_entries: list[bytes]  # JSON, as RoomCore keeps them
     summary: dict[str, Any] | None  # the lobby line; None with no snapshot
     active: bool  # waiting or playing: listed, and taken over if its process dies
+    # The log from log_base on is exactly log_entries: entries stored past
+    # them are dropped. Set on the first save after one that failed, which
+    # may have landed all the same with changes the room has since undone.
+    rewrite: bool = False
     # The change's (channel, message) pairs, for a store that carries them.
     messages: list[tuple[str, bytes]] = field(default_factory=list)
 
@@ -123,15 +127,20 @@ class _Batcher(Generic[T]):
 
 # KEYS: lease, snapshot, log, active set, lobby hash
 # ARGV: process, snapshot json, room id, active 1/0, summary json, log base,
-#       number of entries n, n entries, then channel and message pairs.
+#       number of entries n, rewrite 1/0, n entries, then channel and message
+#       pairs.
 _SAVE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
 local have = redis.call('LLEN', KEYS[3])
 local base = tonumber(ARGV[6])
-local last = 7 + tonumber(ARGV[7])
-for i = 8, last do
-  if base + (i - 8) >= have then redis.call('RPUSH', KEYS[3], ARGV[i]) end
+if ARGV[8] == '1' and have > base then
+  if base == 0 then redis.call('DEL', KEYS[3]) else redis.call('LTRIM', KEYS[3], 0, base - 1) end
+  have = base
+end
+local last = 8 + tonumber(ARGV[7])
+for i = 9, last do
+  if base + (i - 9) >= have then redis.call('RPUSH', KEYS[3], ARGV[i]) end
 end
 if ARGV[5] ~= '' then
   if ARGV[4] == '1' then
@@ -207,7 +216,8 @@ class RedisSnapshots:
             self.process, b"" if s.snapshot is None else orjson.dumps(s.snapshot),
             room_id.encode(), b"1" if s.active else b"0",
             b"" if s.summary is None else orjson.dumps(s.summary),
-            b"%d" % s.log_base, b"%d" % len(s.log_entries), *s.log_entries,
+            b"%d" % s.log_base, b"%d" % len(s.log_entries), b"1" if s.rewrite else b"0",
+            *s.log_entries,
             *[part for channel, message in s.messages for part in (channel.encode(), message)],
         )
 
@@ -437,6 +447,33 @@ class JournalSnapshots:
         return True
 
     def write(self, saves: list[RoomSave]) -> None:
+        """Journals ``saves``, or raises with the journal as it was (a full
+        disk when the window moves on): a failed save never leaves the index
+        saying that lines are in the file which are not."""
+        before = {s.room_id: self._record_state(s.room_id) for s in saves}
+        live = self._live
+        try:
+            self._write(saves)
+        except BaseException:
+            self._live = live
+            for room_id, state in before.items():
+                if state is None:
+                    self.rooms.pop(room_id, None)
+                    continue
+                record, length, entry_bytes, snapshot_at = state
+                del record.entries[length:]
+                record.entry_bytes, record.snapshot_at = entry_bytes, snapshot_at
+                self.rooms[room_id] = record
+            raise
+
+    def _record_state(self, room_id: str
+                      ) -> tuple[_JournaledRoom, int, int, tuple[int, int] | None] | None:
+        record = self.rooms.get(room_id)
+        if record is None:
+            return None
+        return record, len(record.entries), record.entry_bytes, record.snapshot_at
+
+    def _write(self, saves: list[RoomSave]) -> None:
         lines: list[bytes] = []
         at = self._size  # where the next line starts in the file
         for room_id, version, data, base, entries, active in merge_saves(saves):
@@ -590,7 +627,8 @@ class DbSnapshots:
         return await self._batcher.submit(save)
 
     async def _flush(self, saves: list[RoomSave]) -> list[bool]:
-        await self.store.save_room_snapshots(merge_saves(saves))
+        rewrites = [(s.room_id, s.log_base) for s in saves if s.rewrite]
+        await self.store.save_room_snapshots(merge_saves(saves), rewrites)
         return [True] * len(saves)
 
     async def load(self, room_id: str) -> tuple[dict[str, Any], list[bytes]] | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, case, event, func, select, true, update
+from sqlalchemy import Select, case, delete, event, func, select, text, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -637,10 +637,16 @@ class Store:
             for name, played, high, low, mean in rows
         ]
 
+    async def ping(self) -> None:
+        """One round trip to the database (a health probe); raises if it cannot be reached."""
+        async with self.engine.connect() as connection:
+            await connection.execute(text("SELECT 1"))
+
     # -- running rooms ----------------------------------------------------------
 
     async def save_room_snapshots(
-        self, saves: Sequence[tuple[str, int, bytes | None, int, Sequence[bytes], bool]]
+        self, saves: Sequence[tuple[str, int, bytes | None, int, Sequence[bytes], bool]],
+        rewrites: Sequence[tuple[str, int]] = (),
     ) -> None:
         """Saves several rooms in one transaction (group commit).
 
@@ -649,7 +655,9 @@ class Store:
         the snapshot replaces the room's last one and the entries are its
         action log from position ``log_base`` on (already saved positions are
         left alone, so a save may be repeated). A save without a snapshot
-        (None) only appends its entries.
+        (None) only appends its entries. ``rewrites``: ``(room_id, seq)``,
+        drop the room's entries from ``seq`` on first (the save after a failed
+        one, which may have landed: see :class:`app.snapshots.RoomSave`).
         """
         if not saves:
             return
@@ -668,6 +676,9 @@ class Store:
         ]
         # Core executemany, no ORM session: this runs on every change of every room.
         async with self.engine.begin() as connection:
+            for room_id, seq in rewrites:
+                await connection.execute(delete(RoomLogEntry).where(
+                    RoomLogEntry.room_id == room_id, RoomLogEntry.seq >= seq))
             if snapshot_rows:
                 await connection.execute(upsert, snapshot_rows)
             if log_rows:

@@ -122,12 +122,14 @@ ROOM_REASONS: dict[str, str] = {
     "moved": "The room moved; try again.",
     "busy": "The room is busy; try again.",
     "server_error": "Something went wrong on the server; try again.",
+    "unavailable": "The game cannot be saved right now, so nothing changed: try again shortly.",
 }
 
 # --- the server (app/): WebSocket frames and HTTP requests ---------------------------
 
 SERVER_REASONS: dict[str, str] = {
     "not_json": "The message is not valid JSON.",
+    "too_deep": "Messages may nest at most {limit} levels deep.",
     "not_text": "Send JSON text frames.",
     "bad_field": "The message's {field} is not right: {problem}",
     "rate_limited": "Slow down: too many messages.",

@@ -226,6 +226,35 @@ class _RoomFacts:
 
 
 @dataclass
+class Checkpoint:
+    """A room as it was before a command or timer (:meth:`RoomCore.checkpoint`),
+    to put it back whole if the command fails or its save does not land.
+
+    Cheap to take: the game state is kept by reference (``Game.apply`` makes
+    a new state, never changes one), the action log by its length (it only
+    grows), the seats by copies of a handful of small objects.
+    """
+
+    state: Any
+    version: int
+    room_changes: int
+    status: str
+    seats: list[Seat]
+    watchers: set[str]
+    started_at: int | None
+    turn_deadline: int | None
+    bot_due: int | None
+    last_activity: int
+    log_length: int
+    turn_key: tuple[Any, ...] | None
+    last_bot: int
+    facts: _RoomFacts | None
+    game_number: int
+    game_start: int
+    spectators_moved: bool
+
+
+@dataclass
 class RoomCore:
     """A room's whole state and the rules for changing it. Synchronous; ``now`` in ms."""
 
@@ -759,6 +788,40 @@ class RoomCore:
         changes, self.outbox = self.outbox, []
         return changes
 
+    # --- all or nothing --------------------------------------------------------
+
+    def checkpoint(self) -> Checkpoint:
+        """Where to come back to if what is applied next fails or is not saved."""
+        return Checkpoint(
+            self.state, self.version, self.room_changes, self.status,
+            [Seat(s.index, s.player_id, s.name, s.bot, set(s.connections), s.away)
+             for s in self.seats],
+            set(self.watchers), self.started_at, self.turn_deadline, self.bot_due,
+            self.last_activity, len(self.action_log), self._turn_key, self._last_bot,
+            self._facts, self.game_number, self.game_start, self.spectators_moved)
+
+    def rollback(self, checkpoint: Checkpoint, *, keep_version: bool = False) -> None:
+        """Puts the room back as it was at ``checkpoint``; its changes since are dropped.
+
+        ``keep_version``: the version stays where the undone changes took it,
+        so that the next change has a version above any of theirs (a save that
+        failed may still have landed and been sent; see RoomActor._commit).
+        """
+        version = max(self.version, checkpoint.version) if keep_version else checkpoint.version
+        self.state, self.version = checkpoint.state, version
+        self.room_changes, self.status = checkpoint.room_changes, checkpoint.status
+        self.seats, self.watchers = checkpoint.seats, checkpoint.watchers
+        self.started_at = checkpoint.started_at
+        self.turn_deadline, self.bot_due = checkpoint.turn_deadline, checkpoint.bot_due
+        self.last_activity = checkpoint.last_activity
+        del self.action_log[checkpoint.log_length:]
+        self._turn_key, self._last_bot = checkpoint.turn_key, checkpoint.last_bot
+        self._facts = checkpoint.facts
+        self.game_number, self.game_start = checkpoint.game_number, checkpoint.game_start
+        self.spectators_moved = checkpoint.spectators_moved
+        self._table_log = None  # made again from the action log when next read
+        self.outbox = []
+
     def _schedule(self, now: int) -> None:
         """Sets the turn clock and the next bot move after a change."""
         if self.status != "playing":
@@ -907,8 +970,14 @@ Clock = Callable[[], int]
 
 # Saves a room and sends out its changes (oldest first), given the tag of the
 # command that made them (None: a timer); False: this process no longer owns
-# the room.
+# the room. Raises if the save did not land (Unavailable: a store is down).
 Commit = Callable[["RoomCore", list[Change], Any], Awaitable[bool]]
+
+
+class Unavailable(Exception):
+    """Raised by a commit whose save did not land because a store cannot be
+    reached: expected during an outage (the store's health says so once), so
+    the actor neither logs it nor stops; the change is undone."""
 
 
 class RoomActor:
@@ -924,13 +993,23 @@ class RoomActor:
     before its reply, with the room's changes (:meth:`RoomCore.take_changes`)
     and the *tag* the caller gave the command (whatever the runner needs to
     know of it when it saves; the room never reads it): it saves the room
-    and sends the changes, so a reply
-    (an ``ack``) is only given for a change that is kept. It returns False
-    when this process no longer owns the room; the actor then stops, and
-    callers get ``moved`` and try again wherever the room now lives.
+    and sends the changes, so a reply (an ``ack``) is only given for a change
+    that is kept. It returns False when this process no longer owns the
+    room; the actor then stops, and callers get ``moved`` and try again
+    wherever the room now lives.
+
+    A command or timer is all or nothing: the room takes a checkpoint before
+    it (:meth:`RoomCore.checkpoint`) and goes back to it if the work fails
+    halfway or its save raises. A caller whose save failed gets
+    ``unavailable`` (nothing changed, nothing was sent). After a failed save
+    the room's timers wait (from RETRY_FIRST_S, doubling to RETRY_MOST_S) and
+    are tried again, so the room goes on by itself once the store is back.
     """
 
     QUEUE_SIZE = 1024
+    RETRY_FIRST_S = 0.25
+    RETRY_MOST_S = 2.0
+    TICK_FAILED_S = 1.0  # a timer that raised is not tried again sooner
 
     def __init__(self, core: RoomCore, clock: Clock, commit: Commit | None = None) -> None:
         self.core = core
@@ -951,6 +1030,10 @@ class RoomActor:
         # wakes the task to look again.
         self._armed: int | None = None
         self.stopped = False
+        # Saves failed in a row, and the event-loop time before which the
+        # room's timers are not run again (see RETRY_FIRST_S).
+        self.failures = 0
+        self._retry_at = 0.0
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(
@@ -1005,32 +1088,41 @@ class RoomActor:
         """Applies and commits one command (the lock is held); its reply or RoomError."""
         if self.stopped:
             raise RoomError.of("moved", "moved")
-        version = self.core.version
+        core = self.core
+        if isinstance(command, Snapshot | History):  # reads only
+            return core.handle(command, self.clock())
+        checkpoint = core.checkpoint()
+        version = core.version
         try:
-            result = self.core.handle(command, self.clock())
+            result = core.handle(command, self.clock())
         except RoomError:
+            # Refused: normally before any change, but a command may refuse
+            # after a first step; either way the room is as it was.
+            core.rollback(checkpoint)
             raise
         except Exception as err:  # a bug must not kill the room for everyone
-            log.exception("room %s failed on %r", self.core.room_id, command)
+            log.exception("room %s failed on %r", core.room_id, command)
+            core.rollback(checkpoint)
             raise RoomError("internal_error", f"server error: {err}",
                             reason="server_error") from err
-        if self.core.chat_outbox:
-            lines = self.core.take_chat()
+        if core.chat_outbox:
+            lines = core.take_chat()
             if self.on_chat is not None:
-                self.on_chat(self.core, lines)
-        if (self.core.version != version or self.core.spectators_moved) \
-                and not await self._commit(tag):
-            raise RoomError.of("moved", "moved")
+                self.on_chat(core, lines)
+        if core.version != version or core.spectators_moved:
+            await self._commit(checkpoint, tag)
         return result
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while not self.stopped:
             wakeup = self._armed = self.core.next_wakeup()
             try:
                 if wakeup is None:
                     command, tag, future = await self._queue.get()
                 else:
-                    delay = max(0.0, (wakeup - self.clock()) / 1000)
+                    delay = max(0.0, (wakeup - self.clock()) / 1000,
+                                self._retry_at - loop.time())
                     async with asyncio.timeout(delay):
                         command, tag, future = await self._queue.get()
             except TimeoutError:
@@ -1038,7 +1130,6 @@ class RoomActor:
                     if self.stopped:
                         break
                     await self._tick()
-                    await self._commit()
                 continue
             if command is None or future is None or future.cancelled():
                 continue
@@ -1053,27 +1144,48 @@ class RoomActor:
                 future.set_result(result)
         self._refuse_waiting()
 
-    async def _commit(self, tag: Any = None) -> bool:
-        changes = self.core.take_changes()
-        if self.commit is None or not (changes or self.core.spectators_moved):
-            return True
+    async def _commit(self, checkpoint: Checkpoint, tag: Any = None) -> None:
+        """Saves what was applied since ``checkpoint``, or undoes it and raises
+        RoomError: ``unavailable`` (not saved) or ``moved`` (not ours any more)."""
+        core = self.core
+        changes = core.take_changes()
+        if self.commit is None:
+            return
         try:
-            kept = await self.commit(self.core, changes, tag)
-        except Exception:
-            # The change stays in memory and the next commit saves the whole
-            # room again; stopping would lose the room for everyone.
-            log.exception("room %s could not be saved", self.core.room_id)
-            kept = True
+            kept = await self.commit(core, changes, tag)
+        except Exception as err:
+            if not isinstance(err, Unavailable):
+                log.exception("room %s could not be saved", core.room_id)
+            # The save may have landed all the same (its answer was lost):
+            # the version stays ahead, so the next change is newer than any
+            # of these to whoever may have been sent them.
+            core.rollback(checkpoint, keep_version=True)
+            self.failures += 1
+            self._retry_at = asyncio.get_running_loop().time() + min(
+                self.RETRY_MOST_S, self.RETRY_FIRST_S * 2 ** min(self.failures - 1, 8))
+            raise RoomError.of("unavailable", "unavailable") from err
         if not kept:
             self.stopped = True
-        return kept
+            raise RoomError.of("moved", "moved")
+        if self.failures:
+            self.failures, self._retry_at = 0, 0.0
 
     async def _tick(self) -> None:
+        core = self.core
+        checkpoint = core.checkpoint()
+        version = core.version
         try:
-            self.core.tick(self.clock())
+            core.tick(self.clock())
         except Exception:
-            log.exception("room %s failed on a timer", self.core.room_id)
+            log.exception("room %s failed on a timer", core.room_id)
+            core.rollback(checkpoint)
             # Drop the room's own timers and back off, so that a failing timer
-            # cannot spin the event loop; commands are still served meanwhile.
-            self.core.turn_deadline = self.core.bot_due = None
-            await asyncio.sleep(1)
+            # cannot spin the event loop; commands are served meanwhile.
+            core.turn_deadline = core.bot_due = None
+            self._retry_at = asyncio.get_running_loop().time() + self.TICK_FAILED_S
+            return
+        if core.version == version and not core.spectators_moved:
+            return
+        # Not saved: undone, and tried again after the back-off (see _commit).
+        with contextlib.suppress(RoomError):
+            await self._commit(checkpoint)
