@@ -544,10 +544,7 @@ export default {
     "one": "{n} deal",
     "other": "{n} deals"
   },
-  "table.n_pts": {
-    "one": "{n} pt",
-    "other": "{n} pts"
-  },
+  "table.n_pts": "{n} pts",
   "table.not_started": "The game has not started yet.",
   "table.page_title": "{game} · Kartu",
   "table.page_title_turn": "● Your turn · {game} · Kartu",
