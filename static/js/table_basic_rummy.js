@@ -183,6 +183,11 @@ export class BasicRummyTable {
     return displayName(this.seat(n)) || t('table.seat_n', { n: Number(n) + 1 });
   }
 
+  /** The key of a sentence about `seat`: its ".you" form ("You drew…") when that seat is yours. */
+  about(seat, key) {
+    return this.seated && seat === this.you && has(`${key}.you`) ? `${key}.you` : key;
+  }
+
   allMelds() {
     const v = this.view;
     if (!v) return [];
@@ -679,7 +684,7 @@ export class BasicRummyTable {
   /** The status line once deal `r` (the view's result) is over. */
   dealOverText(r) {
     if (r.void) return t('br.deal_void', { n: r.deal });
-    return t(r.rummy ? 'br.went_out_rummy' : 'br.went_out', { name: this.nameOf(r.winner), points: r.points });
+    return t(this.about(r.winner, r.rummy ? 'br.went_out_rummy' : 'br.went_out'), { name: this.nameOf(r.winner), points: r.points });
   }
 
   hintText() {
@@ -721,7 +726,7 @@ export class BasicRummyTable {
     return h('section', { class: cls('result', over && 'is-final'), testid: 'result', role: 'status' },
       r ? [
         h('h2', null, r.void ? t('br.result_void_title', { n: r.deal })
-          : t('result.went_out_title', { n: r.deal, name: this.nameOf(r.winner) })),
+          : t(this.about(r.winner, 'result.went_out_title'), { n: r.deal, name: this.nameOf(r.winner) })),
         r.void
           ? h('p', { class: 'muted' }, t('br.result_void_text'))
           : h('p', { class: 'result-points' },
@@ -862,31 +867,31 @@ export class BasicRummyTable {
       case 'reconnected':
         return t('log.reconnected', { name: ev.name || who });
       case 'disconnected':
-        return t('log.disconnected', { name: who });
+        return t(this.about(ev.seat, 'log.disconnected'), { name: who });
       case 'away':
         return ev.seat === this.you ? t('log.away_you') : t('log.away', { name: who });
       case 'back':
-        return t('log.back', { name: who });
+        return t(this.about(ev.seat, 'log.back'), { name: who });
       case 'started':
         return t('log.started');
       case 'deal_started':
-        return t('log.deal_started', { n: ev.deal, dealer: this.nameOf(ev.dealer) });
+        return t(this.about(ev.dealer, 'log.deal_started'), { n: ev.deal, dealer: this.nameOf(ev.dealer) });
       case 'drew':
         return ev.from === 'discard'
-          ? tn('log.took_discard', { name: who, card: cardText(ev.card) })
-          : t('log.drew_stock', { name: who });
+          ? tn(this.about(ev.seat, 'log.took_discard'), { name: who, card: cardText(ev.card) })
+          : t(this.about(ev.seat, 'log.drew_stock'), { name: who });
       case 'stock_turned':
         return t('log.stock_turned');
       case 'melded':
-        return tn('log.melded', { name: who, cards: cardList(ev.meld?.cards || ev.cards) });
+        return tn(this.about(ev.seat, 'log.melded'), { name: who, cards: cardList(ev.meld?.cards || ev.cards) });
       case 'laid_off':
-        return tn('log.laid_off', { name: who, card: cardText(ev.card) });
+        return tn(this.about(ev.seat, 'log.laid_off'), { name: who, card: cardText(ev.card) });
       case 'discarded':
-        return tn('log.discarded', { name: who, card: cardText(ev.card) });
+        return tn(this.about(ev.seat, 'log.discarded'), { name: who, card: cardText(ev.card) });
       case 'deal_over':
         return ev.void
           ? t('log.deal_void', { n: ev.deal })
-          : t(ev.rummy ? 'log.went_out_rummy' : 'log.went_out', { name: this.nameOf(ev.winner), points: ev.points });
+          : t(this.about(ev.winner, ev.rummy ? 'log.went_out_rummy' : 'log.went_out'), { name: this.nameOf(ev.winner), points: ev.points });
       case 'game_over':
         return t('log.game_over');
       default:

@@ -353,7 +353,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
 
   dealOverText(r) {
     return r.ended === 'closed' || (r.winner !== null && r.winner !== undefined)
-      ? t('ir.closed_with', { name: this.nameOf(r.winner), card: cardLabel(r.closing_card), bonus: r.bonus })
+      ? t(this.about(r.winner, 'ir.closed_with'), { name: this.nameOf(r.winner), card: cardLabel(r.closing_card), bonus: r.bonus })
       : t('ir.stock_ran_out');
   }
 
@@ -396,7 +396,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
     return h('section', { class: cls('result', 'ir-result', over && 'is-final'), testid: 'result', role: 'status' },
       r ? [
         h('h2', null, closed
-          ? t('ir.result_closed_title', { n: r.deal, name: this.nameOf(r.winner) })
+          ? t(this.about(r.winner, 'ir.result_closed_title'), { n: r.deal, name: this.nameOf(r.winner) })
           : t('ir.result_stock_title', { n: r.deal })),
         closed ? h('p', { class: 'result-points' }, `${t('ir.closing_card')} `, h('span', { class: 'ir-closer' }, cardElement(r.closing_card)),
           h('span', { testid: 'close-bonus' }, ` +${r.bonus}`)) : null,
@@ -469,7 +469,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
           h('tbody', null, results.length
             ? results.map((r) => h('tr', null,
               h('th', { scope: 'row' }, r.deal ?? '', r.winner !== null && r.winner !== undefined
-                ? h('sup', { title: t('ir.closed_title', { name: this.nameOf(r.winner) }) }, t('ir.closed_mark')) : null),
+                ? h('sup', { title: t(this.about(r.winner, 'ir.closed_title'), { name: this.nameOf(r.winner) }) }, t('ir.closed_mark')) : null),
               seats.map((s) => {
                 const p = bySeat(r.points, s.seat) ?? 0;
                 return h('td', { class: cls('num', s.seat === r.winner && 'won', p < 0 && 'lost') }, signed(p));
@@ -482,17 +482,17 @@ export class IndonesianRemiTable extends BasicRummyTable {
     const who = this.nameOf(ev.seat);
     switch (ev.kind) {
       case 'took':
-        return tn((ev.above || []).length ? 'ir.log_took_above' : 'ir.log_took', {
+        return tn(this.about(ev.seat, (ev.above || []).length ? 'ir.log_took_above' : 'ir.log_took'), {
           name: who, card: cardLabel(ev.card), n: (ev.above || []).length,
           cards: (ev.meld?.cards || []).map(cardLabel).join(' '),
         });
       case 'closed':
-        return t('ir.log_closed', { name: who, card: cardLabel(ev.card), bonus: ev.bonus });
+        return t(this.about(ev.seat, 'ir.log_closed'), { name: who, card: cardLabel(ev.card), bonus: ev.bonus });
       case 'stock_out':
         return t('ir.log_stock_out');
       case 'deal_over':
         return ev.winner !== null && ev.winner !== undefined
-          ? t('ir.log_deal_closed', { n: ev.deal, name: this.nameOf(ev.winner) })
+          ? t(this.about(ev.winner, 'ir.log_deal_closed'), { n: ev.deal, name: this.nameOf(ev.winner) })
           : t('ir.log_deal_stock', { n: ev.deal });
       default:
         return super.describe(ev);

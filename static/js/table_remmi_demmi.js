@@ -719,17 +719,17 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const who = this.nameOf(ev.seat);
     switch (ev.kind) {
       case 'round_started':
-        return t('rd.log_round_started', { n: ev.deal, dealer: this.nameOf(ev.dealer) });
+        return t(this.about(ev.dealer, 'rd.log_round_started'), { n: ev.deal, dealer: this.nameOf(ev.dealer) });
       case 'timer_started': {
         const speed = t(ev.speed === 'lightning' ? 'rd.lightning' : 'rd.snail');
         return ev.by === null || ev.by === undefined
           ? t('rd.log_timer_auto', { speed })
-          : t('rd.log_timer', { name: this.nameOf(ev.by), speed });
+          : t(this.about(ev.by, 'rd.log_timer'), { name: this.nameOf(ev.by), speed });
       }
       case 'revealed':
         return t('rd.log_revealed');
       case 'peeked':
-        return t('rd.log_peeked', { name: who });
+        return t(this.about(ev.seat, 'rd.log_peeked'), { name: who });
       case 'penalty': {
         const why = reasonText(ev.reason);
         return `${who}: ${signed(ev.points)}${why ? ` (${why})` : ''}.`;
@@ -749,9 +749,9 @@ export class RemmiDemmiTable extends BasicRummyTable {
       case 'traded':
         return t('rd.log_traded', { a: this.nameOf(ev.a), b: this.nameOf(ev.b, { you: t('rd.you_lower') }), n: ev.size });
       case 'returned':
-        return t('rd.log_returned', { name: this.nameOf(ev.by) });
+        return t(this.about(ev.by, 'rd.log_returned'), { name: this.nameOf(ev.by) });
       case 'kept':
-        return t('rd.log_kept', { name: this.nameOf(ev.by) });
+        return t(this.about(ev.by, 'rd.log_kept'), { name: this.nameOf(ev.by) });
       case 'claimed':
         return `${who}: ${t('rd.claim_call')} ★${ev.points}`;
       case 'round_over':

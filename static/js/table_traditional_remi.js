@@ -100,7 +100,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
 
   dealOverText(r) {
     if (r.void) return t('tr.deal_void', { n: r.deal });
-    return t(r.hunt ? 'tr.went_out_hunt' : 'tr.went_out', { name: this.nameOf(r.winner) });
+    return t(this.about(r.winner, r.hunt ? 'tr.went_out_hunt' : 'tr.went_out'), { name: this.nameOf(r.winner) });
   }
 
   hintText() {
@@ -134,13 +134,13 @@ export class TraditionalRemiTable extends BasicRummyTable {
   dealSummary(r, seats) {
     const title = r.void
       ? t('tr.result_void_title', { n: r.deal })
-      : t('result.went_out_title', { n: r.deal, name: this.nameOf(r.winner) });
+      : t(this.about(r.winner, 'result.went_out_title'), { n: r.deal, name: this.nameOf(r.winner) });
     return [
       h('h2', null, title, r.hunt ? h('span', { class: 'badge badge-hunt', testid: 'hunt' }, t('tr.hunt')) : null),
       r.void
         ? h('p', { class: 'muted' }, t('tr.result_void_text'))
         : h('p', { class: 'muted small', testid: 'hunt-note' }, r.hunt
-          ? t('tr.hunt_note', { name: this.nameOf(r.winner), bonus: HUNT_BONUS })
+          ? t(this.about(r.winner, 'tr.hunt_note'), { name: this.nameOf(r.winner), bonus: HUNT_BONUS })
           : t('tr.penalty_note')),
       h('div', { class: 'result-table-wrap' },
         h('table', { class: 'result-hands fan-cards' },
@@ -241,7 +241,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
     switch (ev.kind) {
       case 'deal_over':
         if (ev.void) return t('tr.log_void', { n: ev.deal });
-        return t(ev.hunt ? 'tr.log_went_out_hunt' : 'tr.log_went_out', { name: this.nameOf(ev.winner), bonus: HUNT_BONUS });
+        return t(this.about(ev.winner, ev.hunt ? 'tr.log_went_out_hunt' : 'tr.log_went_out'), { name: this.nameOf(ev.winner), bonus: HUNT_BONUS });
       case 'stock_shuffled':
         return t('tr.log_shuffled');
       case 'game_over':

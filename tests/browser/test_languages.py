@@ -155,3 +155,24 @@ def test_a_bot_standing_in_for_an_away_player_is_named_so(open_page: OpenPage, l
         }"""
     )
     assert text == ["Fajar (bot standing in) is playing…", "Waiting for Fajar…"]
+
+
+def test_switching_at_the_table_rewords_it_in_place(live_server, open_page: OpenPage) -> None:
+    from playwright.sync_api import expect
+
+    ana = new_guest(live_server.url, "Ana")
+    _, page = start_scenario_room(live_server.url, ana, open_page)
+    me = Table(page)
+    me.wait_my_turn_to_draw()
+    version = page.get_by_test_id("table").get_attribute("data-version")
+    page.get_by_test_id("lang-select").select_option("sr")
+    expect(page.get_by_test_id("phase")).to_have_text("Na potezu si")
+    expect(page.get_by_test_id("btn-discard")).to_have_text("Baci")
+    assert page.evaluate("document.documentElement.lang") == "sr"
+    # The same seat, the same state: no new join, no reload.
+    assert page.get_by_test_id("table").get_attribute("data-version") == version
+    assert page.get_by_test_id("table").get_attribute("data-you") == "0"
+    label = page.get_by_test_id("card-KC").get_attribute("aria-label")
+    assert label == "kralj tref"
+    me.draw_stock()
+    expect(page.get_by_test_id("log")).to_contain_text("Vučeš iz špila.")
