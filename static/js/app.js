@@ -281,7 +281,7 @@ function renderLanguagePicker() {
     bar.insertBefore(box, document.getElementById('whoami'));
   }
   const select = h('select', { testid: 'lang-select', 'aria-label': t('top.language'), title: t('top.language') },
-    LANGUAGES.map((l) => h('option', { value: l.code, lang: l.code, selected: l.code === language() }, l.name)));
+    LANGUAGES.map((l) => h('option', { value: l.code, lang: l.tag, selected: l.code === language() }, l.name)));
   select.addEventListener('change', () => setLanguage(select.value));
   mount(box, h('span', { class: 'lang-icon', 'aria-hidden': 'true' }, '🌐'), select);
 }

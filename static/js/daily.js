@@ -15,7 +15,7 @@ import {
 } from './api.js';
 import { h, mount } from './dom.js';
 import { cls } from './ui.js';
-import { errorText, has, language, t, tn } from './i18n.js';
+import { errorText, has, locale, t, tn } from './i18n.js';
 import { gameName, nameLimit, NAME_MAX } from './lobby.js';
 
 const BOARD_LIMIT = 20;
@@ -32,7 +32,7 @@ function shortHash(hash) {
 function longDate(iso) {
   const [y, m, d] = iso.split('-').map(Number);
   const date = new Date(Date.UTC(y, m - 1, d));
-  return date.toLocaleDateString(language(), {
+  return date.toLocaleDateString(locale(), {
     weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC',
   });
 }

@@ -24,12 +24,13 @@ import errorsFr from './lang/errors.fr.js';
 import errorsNb from './lang/errors.nb.js';
 import errorsSr from './lang/errors.sr.js';
 
+// `tag`: the BCP 47 tag for <html lang> and Intl (Serbian is written in Latin script here).
 export const LANGUAGES = [
-  { code: 'en', name: 'English' },
-  { code: 'id', name: 'Bahasa Indonesia' },
-  { code: 'fr', name: 'Français' },
-  { code: 'nb', name: 'Norsk bokmål' },
-  { code: 'sr', name: 'Srpski' },
+  { code: 'en', tag: 'en', name: 'English' },
+  { code: 'id', tag: 'id', name: 'Bahasa Indonesia' },
+  { code: 'fr', tag: 'fr', name: 'Français' },
+  { code: 'nb', tag: 'nb', name: 'Norsk bokmål' },
+  { code: 'sr', tag: 'sr-Latn', name: 'Srpski' },
 ];
 const LANG_KEY = 'kartu.lang';
 const DICTS = {
@@ -80,6 +81,11 @@ export function language() {
   return current;
 }
 
+/** The BCP 47 tag of the current language, for Intl and <html lang> ("sr-Latn"). */
+export function locale() {
+  return LANGUAGES.find((l) => l.code === current)?.tag || current;
+}
+
 /** Switches the language, remembers it and tells the listeners (which re-render). */
 export function setLanguage(code) {
   const next = matchLanguage(code) || 'en';
@@ -102,7 +108,7 @@ export function onLanguageChange(fn) {
 
 /** Sets <html lang> and the page's static words. */
 export function applyDocumentLanguage() {
-  document.documentElement.lang = current;
+  document.documentElement.lang = locale();
   document.title = t('app.title');
   document.querySelector('meta[name="description"]')?.setAttribute('content', t('app.description'));
 }
@@ -113,7 +119,7 @@ function pluralForm(entry, params) {
   const n = Number(params?.n);
   let rules = pluralRules.get(current);
   if (!rules) {
-    rules = new Intl.PluralRules(current);
+    rules = new Intl.PluralRules(locale());
     pluralRules.set(current, rules);
   }
   const form = Number.isFinite(n) ? rules.select(n) : 'other';

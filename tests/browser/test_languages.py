@@ -168,7 +168,7 @@ def test_switching_at_the_table_rewords_it_in_place(live_server, open_page: Open
     page.get_by_test_id("lang-select").select_option("sr")
     expect(page.get_by_test_id("phase")).to_have_text("Na potezu si")
     expect(page.get_by_test_id("btn-discard")).to_have_text("Baci")
-    assert page.evaluate("document.documentElement.lang") == "sr"
+    assert page.evaluate("document.documentElement.lang") == "sr-Latn"
     # The same seat, the same state: no new join, no reload.
     assert page.get_by_test_id("table").get_attribute("data-version") == version
     assert page.get_by_test_id("table").get_attribute("data-you") == "0"
