@@ -283,7 +283,11 @@ function renderLanguagePicker() {
   const select = h('select', { testid: 'lang-select', 'aria-label': t('top.language'), title: t('top.language') },
     LANGUAGES.map((l) => h('option', { value: l.code, lang: l.tag, selected: l.code === language() }, l.name)));
   select.addEventListener('change', () => setLanguage(select.value));
-  mount(box, h('span', { class: 'lang-icon', 'aria-hidden': 'true' }, '🌐'), select);
+  const globe = h('span', { class: 'lang-icon', 'aria-hidden': 'true' });
+  // Drawn, not an emoji: the machine may have no emoji font.
+  globe.innerHTML = '<svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" '
+    + 'stroke-width="1.8"><circle cx="12" cy="12" r="9"/><path d="M3 12h18M12 3c3 3.2 3 14.8 0 18M12 3c-3 3.2-3 14.8 0 18"/></svg>';
+  mount(box, globe, select);
 }
 
 function retranslate() {

@@ -150,7 +150,7 @@ export default {
   "daily.none_mine": "Još nemaš završenu rangiranu dnevnu partiju.",
   "daily.none_theirs": "Još nema rangirane dnevne partije.",
   "daily.not_played": "Danas još nije odigrano.",
-  "daily.pick_name": "Izaberi ime da bi igrao: tako te tabela prikazuje. Bez registracije.",
+  "daily.pick_name": "Izaberi ime za igru: pod njim te prikazuje tabela. Bez registracije.",
   "daily.play": "Igraj",
   "daily.practice": "Vežbaj",
   "daily.ranked_score": "Rangirano: rezultat {score}.",
