@@ -138,6 +138,11 @@ export function has(key) {
   return DICTS[current]?.[key] !== undefined || DICTS.en[key] !== undefined;
 }
 
+/** Whether the current language itself has `key` (no English fallback). */
+function hasOwn(key) {
+  return DICTS[current]?.[key] !== undefined;
+}
+
 /** The text of `key` with `{name}` placeholders filled from `params`. */
 export function t(key, params = {}) {
   const text = lookup(key, params);
@@ -203,7 +208,9 @@ export function errorText(err) {
   if (!err) return '';
   if (typeof err === 'string') return err;
   if (err.local) return err.message;
-  if (err.reason && has(`error.${err.reason}`)) return t(`error.${err.reason}`, errorParams(err.params));
+  // The reason's sentence in the player's language; else its code's (every
+  // language has those); an English reason sentence only for English.
+  if (err.reason && hasOwn(`error.${err.reason}`)) return t(`error.${err.reason}`, errorParams(err.params));
   if (err.code && has(`code.${err.code}`)) return t(`code.${err.code}`, errorParams(err.params));
   return t('code.generic');
 }

@@ -103,6 +103,35 @@ def test_an_indonesian_player_sees_an_indonesian_refusal(live_server, open_page:
     ]
 
 
+def test_a_reason_with_a_sentence_shows_it_with_its_card_as_a_symbol(
+    live_server, open_page: OpenPage
+) -> None:
+    # errors.<lang>.js is written with the server's reasons; here, one sentence.
+    page = open_page(live_server.url + "/", locale="id-ID")
+    page.locator(".hero h1").wait_for()
+    page.route(
+        "**/static/js/lang/errors.id.js",
+        lambda route: route.fulfill(
+            content_type="text/javascript",
+            body='export default {"not_in_hand": "{card} tidak ada di tanganmu."};',
+        ),
+    )
+    page.reload()
+    page.locator(".hero h1").wait_for()
+    shown = page.evaluate(
+        """async () => {
+            const { errorText } = await import('/static/js/i18n.js');
+            return [
+                errorText({ code: 'illegal_action', reason: 'not_in_hand', rule: 'BR-12',
+                            params: { card: 'QS' }, message: 'QS is not in your hand (BR-12).' }),
+                errorText({ code: 'illegal_action', reason: 'not_in_hand',
+                            params: { card: 'TD2' } }),
+            ];
+        }"""
+    )
+    assert shown == ["Q♠ tidak ada di tanganmu.", "10♦ tidak ada di tanganmu."]
+
+
 def test_moves_that_are_always_refused_are_greyed_out_with_the_reason(
     live_server, open_page: OpenPage
 ) -> None:
