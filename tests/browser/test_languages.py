@@ -205,3 +205,28 @@ def test_switching_at_the_table_rewords_it_in_place(live_server, open_page: Open
     assert label == "kralj tref"
     me.draw_stock()
     expect(page.get_by_test_id("log")).to_contain_text("Vučeš iz špila.")
+
+
+def test_name_limits_show_while_typing_and_the_name_error_clears(
+    live_server, open_page: OpenPage
+) -> None:
+    from playwright.sync_api import expect
+
+    page = open_page(live_server.url + "/")
+    page.get_by_test_id("btn-create").click()
+    error = page.get_by_test_id("create-form").get_by_test_id("error")
+    expect(error).to_have_text("Choose your name first.")
+
+    name = page.get_by_test_id("name-input")
+    name.fill("")
+    name.press_sequentially("Ana")
+    expect(page.get_by_test_id("name-count")).to_have_text("3/24")
+    name.fill("A name that is much too long for the limit")
+    expect(page.get_by_test_id("name-cut")).to_be_visible()
+    assert len(name.input_value()) == 24
+    expect(page.get_by_test_id("name-count")).to_have_text("24/24")
+
+    name.fill("Ana")
+    page.get_by_test_id("btn-save-name").click()
+    expect(page.get_by_test_id("identity-name")).to_have_text("Ana")
+    expect(error).to_be_hidden()
