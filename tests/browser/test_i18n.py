@@ -33,6 +33,26 @@ def read_dict(path: Path) -> dict[str, Any]:
     return value
 
 
+# One `key: 'sentence'` of a plain object literal (keys bare or quoted, either quotes).
+JS_ENTRY = re.compile(
+    r"""(?:"([^"]+)"|'([^']+)'|([A-Za-z_]\w*))\s*:\s*"""
+    r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')"""
+)
+
+
+def read_sentences(path: Path) -> dict[str, str]:
+    """errors.<lang>.js: strict JSON, or a plain object literal of quoted sentences."""
+    try:
+        return read_dict(path)
+    except json.JSONDecodeError:
+        text = path.read_text(encoding="utf-8")
+        body = text[text.index("export default") : text.rindex("}") + 1]
+        return {
+            next(k for k in match[:3] if k): next(v for v in match[3:] if v)
+            for match in JS_ENTRY.findall(body)
+        }
+
+
 def placeholders(value: Any) -> set[str]:
     texts = value.values() if isinstance(value, dict) else [value]
     return {name for text in texts for name in PLACEHOLDER.findall(text)}
@@ -85,15 +105,32 @@ def test_every_key_the_client_uses_is_in_english(dictionaries: dict[str, dict[st
 
 
 def test_the_refusal_sentences_exist_for_every_language() -> None:
-    # Filled by the server's side (one sentence per refusal reason); stubs are {}.
+    # One sentence per refusal reason, written with the server's reasons (stubs are {}).
+    english = read_sentences(LANG / "errors.en.js")
     for code in LANGUAGES:
-        sentences = read_dict(LANG / f"errors.{code}.js")
+        sentences = read_sentences(LANG / f"errors.{code}.js")
+        assert set(sentences) == set(english), (code, sorted(set(sentences) ^ set(english)))
         for reason, text in sentences.items():
             assert re.fullmatch(r"[a-z][a-z0-9_]*", reason), (code, reason)
-            assert isinstance(text, str) and not re.search(r"\b[A-Z]{2}-\d+\b", text), (
-                code,
-                reason,
-            )
+            assert text.strip() and not re.search(r"\b[A-Z]{2}-\d+\b", text), (code, reason)
+            assert placeholders(text) == placeholders(english[reason]), (code, reason)
+
+
+def test_sentences_are_read_in_either_shape(tmp_path: Path) -> None:
+    strict = tmp_path / "strict.js"
+    strict.write_text('export default {"not_in_hand": "{card} is not in your hand."};\n')
+    loose = tmp_path / "loose.js"
+    loose.write_text(
+        "export default {\n"
+        "  not_in_hand: '{card} is not in your hand.',\n"
+        '  "draw_first": "Draw a card first.",\n'
+        "};\n"
+    )
+    assert read_sentences(strict) == {"not_in_hand": "{card} is not in your hand."}
+    assert read_sentences(loose) == {
+        "not_in_hand": "{card} is not in your hand.",
+        "draw_first": "Draw a card first.",
+    }
 
 
 def test_no_language_shows_a_rule_id(dictionaries: dict[str, dict[str, Any]]) -> None:
