@@ -18,16 +18,16 @@ export default {
   "br.turn_draw": "Giliranmu: ambil dari tumpukan atau ambil kartu teratas buangan.",
   "br.turn_play": "Giliranmu: turunkan atau tempel kalau bisa, lalu buang satu kartu.",
   "br.went_out": {
-    "other": "{name} habis: +{points} poin."
+    "other": "Kartu {name} habis: +{points} poin."
   },
   "br.went_out.you": {
-    "other": "Kamu habis: +{points} poin."
+    "other": "Kartumu habis: +{points} poin."
   },
   "br.went_out_rummy": {
-    "other": "{name} habis dengan rummy: +{points} poin."
+    "other": "Kartu {name} habis dengan rummy: +{points} poin."
   },
   "br.went_out_rummy.you": {
-    "other": "Kamu habis dengan rummy: +{points} poin."
+    "other": "Kartumu habis dengan rummy: +{points} poin."
   },
   "btn.discard": "Buang",
   "btn.meld": "Turun",
@@ -318,10 +318,10 @@ export default {
   "log.took_discard": "{name} mengambil {card} dari buangan.",
   "log.took_discard.you": "Kamu mengambil {card} dari buangan.",
   "log.update": "Ada perubahan di meja.",
-  "log.went_out": "{name} habis: +{points}.",
-  "log.went_out.you": "Kamu habis: +{points}.",
-  "log.went_out_rummy": "{name} habis dengan rummy: +{points}.",
-  "log.went_out_rummy.you": "Kamu habis dengan rummy: +{points}.",
+  "log.went_out": "Kartu {name} habis: +{points}.",
+  "log.went_out.you": "Kartumu habis: +{points}.",
+  "log.went_out_rummy": "Kartu {name} habis dengan rummy: +{points}.",
+  "log.went_out_rummy.you": "Kartumu habis dengan rummy: +{points}.",
   "meld.lay_off_here": "Tempelkan {card} di sini",
   "meld.none_yet": "Belum ada kombinasi di meja.",
   "meld.run_label": "Seri: {cards}",
@@ -513,8 +513,8 @@ export default {
   "result.plus_points": {
     "other": "+{n} poin"
   },
-  "result.went_out_title": "Ronde {n}: {name} habis",
-  "result.went_out_title.you": "Ronde {n}: kamu habis",
+  "result.went_out_title": "Ronde {n}: kartu {name} habis",
+  "result.went_out_title.you": "Ronde {n}: kartumu habis",
   "room.failed_title": "Meja tidak bisa dibuka",
   "room.gone_text": "Mungkin permainannya sudah selesai, atau tautannya salah.",
   "room.gone_title": "Meja ini sudah tidak ada",
@@ -564,7 +564,7 @@ export default {
   "table.seat_n": "Kursi {n}",
   "table.start": "Mulai",
   "table.table": "Meja",
-  "table.taking_seat": "Mencari kursi…",
+  "table.taking_seat": "Duduk di meja…",
   "table.to_points": {
     "other": "sampai {n} poin"
   },
@@ -598,10 +598,10 @@ export default {
   "tr.log_match_over": "Pertandingan selesai.",
   "tr.log_shuffled": "Buangan dikocok menjadi tumpukan baru.",
   "tr.log_void": "Ronde {n} berakhir tanpa pemenang.",
-  "tr.log_went_out": "{name} habis.",
-  "tr.log_went_out.you": "Kamu habis.",
-  "tr.log_went_out_hunt": "{name} habis: buruan, +{bonus} untuk semua pemain lain.",
-  "tr.log_went_out_hunt.you": "Kamu habis: buruan, +{bonus} untuk semua pemain lain.",
+  "tr.log_went_out": "Kartu {name} habis.",
+  "tr.log_went_out.you": "Kartumu habis.",
+  "tr.log_went_out_hunt": "Kartu {name} habis: buruan, +{bonus} untuk semua pemain lain.",
+  "tr.log_went_out_hunt.you": "Kartumu habis: buruan, +{bonus} untuk semua pemain lain.",
   "tr.lowest_total": "Total terendah menang",
   "tr.lowest_wins": "Total penalti terendah menang.",
   "tr.match_over": "Pertandingan selesai.",
@@ -620,11 +620,11 @@ export default {
   "tr.result_void_title": "Ronde {n}: tanpa pemenang",
   "tr.stake": "taruhan {n}",
   "tr.turn_play": "Giliranmu: turunkan dan tempel sebanyak yang kamu mau, lalu buang satu kartu.",
-  "tr.went_out": "{name} habis.",
-  "tr.went_out.you": "Kamu habis.",
-  "tr.went_out_hunt": "{name} habis sekaligus: buruan!",
-  "tr.went_out_hunt.you": "Kamu habis sekaligus: buruan!",
-  "tr.went_out_title": "Habis",
+  "tr.went_out": "Kartu {name} habis.",
+  "tr.went_out.you": "Kartumu habis.",
+  "tr.went_out_hunt": "Kartu {name} habis sekaligus: buruan!",
+  "tr.went_out_hunt.you": "Kartumu habis sekaligus: buruan!",
+  "tr.went_out_title": "Kartunya habis",
   "tr.win_one": "{name} memenangkan pertandingan.",
   "tr.win_you": "Kamu memenangkan pertandingan!",
   "unit.seconds": "detik",
