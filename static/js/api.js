@@ -6,6 +6,7 @@
 
 const IDENTITY_KEY = 'kartu.identity';
 const listeners = new Set();
+const STATUS_CODES = { 0: 'network', 401: 'unauthorized', 404: 'not_found', 422: 'invalid' };
 
 export class ApiError extends Error {
   constructor(status, message, detail) {
@@ -13,6 +14,12 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.status = status;
     this.detail = detail;
+    // What errorText() puts into words: the server's code and reason, else the HTTP status.
+    const body = detail && typeof detail === 'object' ? detail : {};
+    const info = body.detail && typeof body.detail === 'object' && !Array.isArray(body.detail) ? body.detail : body;
+    this.code = info.code || STATUS_CODES[status] || (status >= 500 ? 'server_error' : 'http');
+    this.reason = info.reason;
+    this.params = info.params;
   }
 }
 
@@ -80,7 +87,7 @@ async function request(method, path, {
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (auth) {
     const identity = loadIdentity();
-    if (!identity) throw new ApiError(401, 'Choose a name first.');
+    if (!identity) throw new ApiError(401, 'Choose a name first.', { code: 'no_name' });
     headers.Authorization = `Bearer ${identity.token}`;
   } else if (maybeAuth) {
     // Sent when there is one, so that the answer can say where "you" stand.

@@ -13,10 +13,13 @@ import { inviteUrl, loadIdentity, onIdentityChange, clearIdentity, signOut } fro
 import { installCardSprite } from './cards.js';
 import { h, mount } from './dom.js';
 import { cls } from './ui.js';
-import { Lobby, handleNameSubmit } from './lobby.js';
+import { Lobby, handleNameSubmit, nameLimit } from './lobby.js';
+import {
+  LANGUAGES, applyDocumentLanguage, errorText, language, onLanguageChange, setLanguage, t,
+} from './i18n.js';
 import { GameSocket } from './socket.js';
 import { Daily } from './daily.js';
-import { BasicRummyTable, errorText } from './table_basic_rummy.js';
+import { BasicRummyTable } from './table_basic_rummy.js';
 import { GenericTable } from './table_generic.js';
 import { IndonesianRemiTable } from './table_indonesian_remi.js';
 import { RemmiDemmiTable } from './table_remmi_demmi.js';
@@ -60,6 +63,11 @@ function dailyUrl(game = null, date = null) {
   return `/?daily${game ? `&game=${encodeURIComponent(game)}` : ''}${date ? `&date=${encodeURIComponent(date)}` : ''}`;
 }
 
+/** Whether a seat was refused because the game runs already (else: every seat is taken). */
+function gameStarted(err) {
+  return /start/.test(`${err.reason || ''} ${err.message || ''}`);
+}
+
 // --- the room screen -----------------------------------------------------------
 
 class RoomScreen {
@@ -90,7 +98,7 @@ class RoomScreen {
         if (reconnect || !this.joined) this.join();
       }),
     ];
-    mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, 'Taking a seat…'));
+    mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, t('table.taking_seat')));
     socket.start();
     if (socket.isOpen) this.join();
   }
@@ -121,7 +129,8 @@ class RoomScreen {
       if (this.role === 'player' && (err.code === 'room_full' || err.code === 'forbidden')) {
         // No seat for us (full, or the game already runs without us): watch it.
         this.role = 'spectator';
-        this.notice = `${errorText(err)} You are watching.`;
+        // Said once, plainly: the banner shows this instead of its own "watching" line.
+        this.notice = t(gameStarted(err) ? 'watch.started' : 'watch.no_seat');
         if (this.table) this.table.ctx.notice = this.notice;
         watchInstead = true;
       } else if (err.code === 'unknown_room') {
@@ -139,6 +148,16 @@ class RoomScreen {
 
   leave() {
     navigate('/');
+  }
+
+  /** The language changed: the same table, in the new words. */
+  retranslate() {
+    if (this.strip) {
+      delete this.strip.dataset.phase;
+      this.renderStrip(this.table?.view?.phase ?? null);
+    }
+    if (this.table) this.table.render();
+    else if (!this.joined) mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, t('table.taking_seat')));
   }
 
   context() {
@@ -184,10 +203,8 @@ class RoomScreen {
     this.strip.dataset.phase = String(phase);
     this.strip.classList.toggle('is-over', over);
     mount(this.strip,
-      h('span', { class: 'daily-strip-tag' }, 'Daily deal'),
-      h('span', { class: 'daily-strip-text' }, over
-        ? 'Finished! See where you stand.'
-        : 'Same cards for everyone today.'),
+      h('span', { class: 'daily-strip-tag' }, t('daily.title')),
+      h('span', { class: 'daily-strip-text' }, over ? t('daily.strip_over') : t('daily.strip_playing')),
       h('a', {
         href: dailyUrl(this.daily), class: cls('btn btn-small', over ? 'btn-primary' : 'btn-ghost'),
         testid: 'daily-leaderboard-link',
@@ -195,7 +212,7 @@ class RoomScreen {
           e.preventDefault();
           navigate(dailyUrl(this.daily));
         },
-      }, over ? 'Leaderboard →' : 'Leaderboard'));
+      }, over ? `${t('daily.leaderboard')} →` : t('daily.leaderboard')));
   }
 
   onEvent(msg) {
@@ -206,18 +223,18 @@ class RoomScreen {
 
   showMissing() {
     mount(this.root, h('div', { class: 'panel message-panel', testid: 'room-missing' },
-      h('h1', null, 'This table is gone'),
-      h('p', null, 'It may have finished, or the link is wrong.'),
+      h('h1', null, t('room.gone_title')),
+      h('p', null, t('room.gone_text')),
       h('button', { type: 'button', class: 'btn btn-primary', onclick: () => navigate('/') },
-        'Back to the lobby')));
+        t('common.back_to_lobby'))));
   }
 
   showFailure(message) {
     mount(this.root, h('div', { class: 'panel message-panel' },
-      h('h1', null, 'Could not open the table'),
+      h('h1', null, t('room.failed_title')),
       h('p', { class: 'inline-error', testid: 'error' }, message),
       h('button', { type: 'button', class: 'btn btn-primary', onclick: () => navigate('/') },
-        'Back to the lobby')));
+        t('common.back_to_lobby'))));
   }
 }
 
@@ -226,25 +243,26 @@ class RoomScreen {
 class InvitePrompt {
   constructor(root, roomId) {
     const input = h('input', {
-      type: 'text', id: 'invite-name', testid: 'name-input', maxlength: 24, autocomplete: 'nickname',
-      placeholder: 'Your name', required: true,
+      type: 'text', id: 'invite-name', testid: 'name-input', autocomplete: 'nickname',
+      placeholder: t('name.placeholder'), required: true,
     });
     const error = h('p', { class: 'inline-error', testid: 'error', role: 'alert', hidden: true });
-    const take = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'btn-take-seat' }, 'Take a seat');
+    const take = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'btn-take-seat' }, t('invite.take_seat'));
     const form = h('form', { class: 'name-form', novalidate: true },
-      h('label', { for: 'invite-name', class: 'visually-hidden' }, 'Your name'),
+      h('label', { for: 'invite-name', class: 'visually-hidden' }, t('lobby.your_name')),
       h('div', { class: 'row' }, input, take),
+      nameLimit(input),
       error);
     handleNameSubmit({ form, input, error, button: take, onSaved: () => route() });
     mount(root, h('div', { class: 'panel message-panel', testid: 'join-prompt' },
-      h('h1', null, 'You are invited to a table'),
-      h('p', null, 'Pick a name to take a seat. No sign-up needed.'),
+      h('h1', null, t('invite.title')),
+      h('p', null, t('invite.text')),
       form,
-      h('p', { class: 'muted small' }, 'Or ',
+      h('p', { class: 'muted small' },
         h('a', { href: roomUrl(roomId, true), testid: 'link-watch', onclick: (e) => {
           e.preventDefault();
           navigate(roomUrl(roomId, true), { replace: true });
-        } }, 'just watch'), '.')));
+        } }, t('invite.just_watch')))));
     input.focus();
   }
 
@@ -261,7 +279,7 @@ function renderWho() {
     ? [h('span', { class: 'who-dot', 'aria-hidden': 'true' }), h('span', { testid: 'whoami' }, identity.name),
       h('button', {
         type: 'button', class: 'btn btn-small btn-ghost signout', testid: 'sign-out',
-        title: 'Forget this guest on this browser and on the server',
+        title: t('top.sign_out_title'),
         onclick: async () => {
           try {
             await signOut();
@@ -270,8 +288,37 @@ function renderWho() {
           }
           navigate('/');
         },
-      }, 'Sign out')]
-    : h('span', { class: 'muted' }, 'guest'));
+      }, t('top.sign_out'))]
+    : h('span', { class: 'muted' }, t('top.guest')));
+}
+
+/** The language switcher in the top bar: remembered, and the page re-renders in place. */
+function renderLanguagePicker() {
+  const bar = document.querySelector('.topbar');
+  if (!bar) return;
+  let box = document.getElementById('lang');
+  if (!box) {
+    box = h('label', { id: 'lang', class: 'lang-pick' });
+    bar.insertBefore(box, document.getElementById('whoami'));
+  }
+  const select = h('select', { testid: 'lang-select', 'aria-label': t('top.language'), title: t('top.language') },
+    LANGUAGES.map((l) => h('option', { value: l.code, lang: l.tag, selected: l.code === language() }, l.name)));
+  select.addEventListener('change', () => setLanguage(select.value));
+  const globe = h('span', { class: 'lang-icon', 'aria-hidden': 'true' });
+  // Drawn, not an emoji: the machine may have no emoji font.
+  globe.innerHTML = '<svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" '
+    + 'stroke-width="1.8"><circle cx="12" cy="12" r="9"/><path d="M3 12h18M12 3c3 3.2 3 14.8 0 18M12 3c-3 3.2-3 14.8 0 18"/></svg>';
+  mount(box, globe, select);
+}
+
+function retranslate() {
+  applyDocumentLanguage();
+  renderLanguagePicker();
+  renderWho();
+  renderConnection(socket.status);
+  document.getElementById('brand')?.setAttribute('aria-label', t('top.home'));
+  if (screen instanceof RoomScreen) screen.retranslate();
+  else route();
 }
 
 function renderConnection(status) {
@@ -279,7 +326,7 @@ function renderConnection(status) {
   if (!el) return;
   const show = screen instanceof RoomScreen && (status === 'reconnecting' || status === 'connecting');
   el.hidden = !show;
-  el.textContent = status === 'connecting' ? 'Connecting…' : 'Reconnecting…';
+  el.textContent = status === 'connecting' ? t('top.connecting') : t('top.reconnecting');
 }
 
 // --- routing ---------------------------------------------------------------------
@@ -326,6 +373,10 @@ function route() {
 
 function boot() {
   installCardSprite();
+  applyDocumentLanguage();
+  renderLanguagePicker();
+  document.getElementById('brand')?.setAttribute('aria-label', t('top.home'));
+  onLanguageChange(retranslate);
   renderWho();
   onIdentityChange(() => renderWho());
   socket.on('status', renderConnection);

@@ -6,17 +6,16 @@
 // cards look the same whatever fonts the machine has.
 
 import { esc } from './dom.js';
+import { t } from './i18n.js';
 
 const RANKS = 'A23456789TJQK';
+// Names for screen readers are in the dictionaries: `card.suit.S`, `card.rank.Q`,
+// put together by `card.name` ("queen of spades", "dama pik", "spar dame").
 export const SUITS = {
-  S: { name: 'spades', symbol: '♠', red: false },
-  H: { name: 'hearts', symbol: '♥', red: true },
-  D: { name: 'diamonds', symbol: '♦', red: true },
-  C: { name: 'clubs', symbol: '♣', red: false },
-};
-const RANK_NAMES = {
-  A: 'ace', 2: 'two', 3: 'three', 4: 'four', 5: 'five', 6: 'six', 7: 'seven',
-  8: 'eight', 9: 'nine', T: 'ten', J: 'jack', Q: 'queen', K: 'king',
+  S: { symbol: '♠', red: false },
+  H: { symbol: '♥', red: true },
+  D: { symbol: '♦', red: true },
+  C: { symbol: '♣', red: false },
 };
 // Suit order for sorting alternates colours so neighbouring suits stand apart.
 const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 };
@@ -38,8 +37,14 @@ export function parseCard(id) {
     label: rank === 'T' ? '10' : rank,
     symbol: info.symbol,
     red: info.red,
-    name: `${RANK_NAMES[rank]} of ${info.name}${deck ? ` (deck ${deck})` : ''}`,
+    name: cardName(rank, suit, deck),
   };
+}
+
+/** The full name of a card in the player's language: "queen of spades", "dame de pique (deck 2)". */
+export function cardName(rank, suit, deck = '') {
+  const name = t('card.name', { rank: t(`card.rank.${rank}`), suit: t(`card.suit.${suit}`) });
+  return deck ? t('card.name_deck', { name, deck }) : name;
 }
 
 /** Short text for logs and hints: "10♦". */
@@ -167,7 +172,7 @@ export function cardElement(id, {
 } = {}) {
   const card = faceDown ? null : parseCard(id);
   const el = cardShell({
-    interactive, selected, disabled, testid, onClick, label: title || (card ? card.name : 'a face-down card'),
+    interactive, selected, disabled, testid, onClick, label: title || (card ? card.name : t('card.face_down')),
   });
   el.className = ['card', faceDown ? 'is-back' : '', card?.red ? 'is-red' : '',
     selected ? 'is-selected' : '', className].filter(Boolean).join(' ');

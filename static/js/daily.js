@@ -15,13 +15,15 @@ import {
 } from './api.js';
 import { h, mount } from './dom.js';
 import { cls } from './ui.js';
+import { errorText, has, locale, t, tn } from './i18n.js';
+import { gameName, nameLimit, NAME_MAX } from './lobby.js';
 
 const BOARD_LIMIT = 20;
-const STATUS_TEXT = {
-  playing: 'Your ranked game is under way.',
-  finished: 'Ranked game played.',
-  abandoned: 'Ranked game abandoned: today you play for practice.',
-};
+
+/** A daily game's status in words: `daily.status.<playing|finished|abandoned>`. */
+function statusText(status) {
+  return has(`daily.status.${status}`) ? t(`daily.status.${status}`) : t('daily.status.other');
+}
 
 function shortHash(hash) {
   return hash ? `${hash.slice(0, 10)}…${hash.slice(-6)}` : '';
@@ -30,7 +32,7 @@ function shortHash(hash) {
 function longDate(iso) {
   const [y, m, d] = iso.split('-').map(Number);
   const date = new Date(Date.UTC(y, m - 1, d));
-  return date.toLocaleDateString(undefined, {
+  return date.toLocaleDateString(locale(), {
     weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC',
   });
 }
@@ -43,11 +45,11 @@ function shiftDate(iso, days) {
 
 function optionsSummary(info) {
   const bits = [];
-  if (info.seats) bits.push(`${info.seats} players`);
+  if (info.seats) bits.push(t('lobby.n_players', { n: info.seats }));
   const o = info.options || {};
-  if (o.deals) bits.push(`${o.deals} deal${o.deals === 1 ? '' : 's'}`);
-  if (o.rounds) bits.push(`${o.rounds} round${o.rounds === 1 ? '' : 's'}`);
-  if (o.target) bits.push(`to ${o.target}`);
+  if (o.deals) bits.push(t('table.n_deals', { n: o.deals }));
+  if (o.rounds) bits.push(t('daily.n_rounds', { n: o.rounds }));
+  if (o.target) bits.push(t('daily.to_target', { n: o.target }));
   return bits.join(' · ');
 }
 
@@ -79,7 +81,7 @@ export class Daily {
     this.error = null;
     this.destroyed = false;
     this.unsubscribe = onIdentityChange(() => this.reload());
-    mount(root, h('div', { class: 'loading', testid: 'daily-loading' }, 'Dealing today’s cards…'));
+    mount(root, h('div', { class: 'loading', testid: 'daily-loading' }, t('daily.loading')));
     this.load();
   }
 
@@ -95,7 +97,7 @@ export class Daily {
       this.games = await fetchGames();
       await this.loadInfos();
     } catch (err) {
-      this.error = err.message;
+      this.error = errorText(err);
     }
     if (this.destroyed) return;
     if (!this.boardGame || !this.games.some((g) => g.game === this.boardGame)) {
@@ -145,7 +147,7 @@ export class Daily {
         if (hash !== null) this.verified = hash === info.seed_hash;
       }
     } catch (err) {
-      this.boardError = err.message;
+      this.boardError = errorText(err);
     }
     if (!this.destroyed) this.renderBoard();
   }
@@ -162,7 +164,7 @@ export class Daily {
       if (this.statsFor !== playerId) return;
       this.stats = stats;
     } catch (err) {
-      this.stats = { error: err.message };
+      this.stats = { error: errorText(err) };
     }
     if (!this.destroyed) this.renderStats();
   }
@@ -170,7 +172,7 @@ export class Daily {
   async play(game) {
     if (this.opening) return;
     if (!loadIdentity()) {
-      this.error = 'Choose a name first: your score goes on the leaderboard under it.';
+      this.error = t('daily.name_first');
       this.render();
       this.root.querySelector('[data-testid="name-input"]')?.focus();
       return;
@@ -182,7 +184,7 @@ export class Daily {
       const room = await playDaily(game);
       if (!this.destroyed) this.onOpenRoom(room.room_id, game);
     } catch (err) {
-      this.error = err.message;
+      this.error = errorText(err);
       this.opening = null;
       if (!this.destroyed) this.render();
     }
@@ -191,7 +193,7 @@ export class Daily {
   // --- layout ------------------------------------------------------------------------
 
   title(game) {
-    return this.games.find((g) => g.game === game)?.title || String(game).replace(/_/g, ' ');
+    return gameName(game, this.games.find((g) => g.game === game)?.title);
   }
 
   render() {
@@ -201,10 +203,9 @@ export class Daily {
     mount(this.root,
       h('div', { class: 'daily', testid: 'daily' },
         h('section', { class: 'hero daily-hero' },
-          h('p', { class: 'daily-kicker' }, 'Daily deal'),
-          h('h1', null, this.today ? longDate(this.today) : 'Today'),
-          h('p', null, 'Everyone gets the same cards today, against the same bots. Your first game of each '
-            + 'is ranked; after that you play for practice. A new deal comes at midnight UTC.')),
+          h('p', { class: 'daily-kicker' }, t('daily.title')),
+          h('h1', null, this.today ? longDate(this.today) : t('daily.today')),
+          h('p', null, t('daily.intro'))),
         this.identityLine(),
         this.error ? h('p', { class: 'inline-error', testid: 'error', role: 'alert' }, this.error) : null,
         h('div', { class: 'daily-games', testid: 'daily-games' }, this.games.map((g) => this.gameCard(g))),
@@ -215,7 +216,7 @@ export class Daily {
               e.preventDefault();
               this.onNavigate?.('/', { route: true });
             },
-          }, '← Back to the lobby'))));
+          }, `← ${t('common.back_to_lobby')}`))));
     this.renderBoard();
     this.renderStats();
   }
@@ -224,18 +225,19 @@ export class Daily {
     const identity = loadIdentity();
     if (identity) return null;
     const input = h('input', {
-      type: 'text', testid: 'name-input', maxlength: 24, placeholder: 'Your name', autocomplete: 'nickname',
-      'aria-label': 'Your name',
+      type: 'text', testid: 'name-input', placeholder: t('name.placeholder'), autocomplete: 'nickname',
+      'aria-label': t('lobby.your_name'),
     });
     const form = h('form', { class: 'panel daily-name', novalidate: true },
-      h('p', null, h('strong', null, 'Pick a name'), ' to play: it is how the leaderboard shows you. No sign-up.'),
+      h('p', null, t('daily.pick_name')),
       h('div', { class: 'row' }, input,
-        h('button', { type: 'submit', class: 'btn btn-primary', testid: 'btn-save-name' }, 'Save')));
+        h('button', { type: 'submit', class: 'btn btn-primary', testid: 'btn-save-name' }, t('name.save'))),
+      nameLimit(input));
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const name = input.value.trim();
       if (!name) {
-        this.error = 'Type a name first (1 to 24 characters).';
+        this.error = t('name.empty', { max: NAME_MAX });
         this.render();
         return;
       }
@@ -243,7 +245,7 @@ export class Daily {
         await createGuest(name);
         this.error = null;
       } catch (err) {
-        this.error = err.message;
+        this.error = err.status === 422 ? t('name.invalid', { max: NAME_MAX }) : errorText(err);
         this.render();
       }
     });
@@ -254,33 +256,34 @@ export class Daily {
     const info = this.infos.get(g.game);
     const you = info?.you;
     const busy = this.opening === g.game;
-    let status = 'Not played yet today.';
+    let status = t('daily.not_played');
     if (you) {
-      status = STATUS_TEXT[you.status] || you.status;
+      status = statusText(you.status);
       if (you.status === 'finished' && you.score !== null && you.score !== undefined) {
-        status = `Ranked: score ${you.score}${you.rank ? `, rank ${you.rank}` : ''}.`;
+        status = you.rank ? t('daily.ranked_score_rank', { score: you.score, rank: you.rank }) : t('daily.ranked_score', { score: you.score });
       }
     }
-    const label = you?.status === 'playing' ? 'Resume' : (you ? 'Practice' : 'Play');
+    const action = you?.status === 'playing' ? 'resume' : (you ? 'practice' : 'play');
+    const label = t(`daily.${action}`);
     return h('article', {
       class: cls('daily-game', this.boardGame === g.game && 'is-shown'), testid: `daily-game-${g.game}`,
     },
     h('div', { class: 'daily-game-head' },
-      h('h2', null, g.title || g.game),
-      info?.ranking === 'lowest' ? h('span', { class: 'badge', title: 'Penalty points: lowest wins' }, 'low wins') : null),
+      h('h2', null, gameName(g.game, g.title)),
+      info?.ranking === 'lowest' ? h('span', { class: 'badge', title: t('daily.low_wins_title') }, t('daily.low_wins')) : null),
     h('p', { class: 'muted small' }, info ? optionsSummary(info) : ''),
     h('p', { class: cls('daily-status', you && `is-${you.status}`), testid: `daily-status-${g.game}` }, status),
     h('div', { class: 'daily-actions' },
       h('button', {
-        type: 'button', class: cls('btn', label === 'Practice' ? '' : 'btn-primary'), testid: `daily-play-${g.game}`,
+        type: 'button', class: cls('btn', action === 'practice' ? '' : 'btn-primary'), testid: `daily-play-${g.game}`,
         disabled: !!this.opening, onclick: () => this.play(g.game),
-      }, busy ? 'Dealing…' : label),
+      }, busy ? t('clock.dealing') : label),
       h('button', {
         type: 'button', class: 'btn btn-quiet', testid: `daily-board-${g.game}`,
         onclick: () => this.showBoard(g.game, this.boardDate),
-      }, 'Leaderboard')),
+      }, t('daily.leaderboard'))),
     info ? h('p', { class: 'daily-hash small muted', title: info.seed_hash },
-      'Seed hash ', h('code', { testid: `daily-hash-${g.game}` }, shortHash(info.seed_hash))) : null);
+      `${t('daily.seed_hash')} `, h('code', { testid: `daily-hash-${g.game}` }, shortHash(info.seed_hash))) : null);
   }
 
   showBoard(game, date) {
@@ -300,11 +303,11 @@ export class Daily {
     if (!box || this.destroyed) return;
     const today = this.today;
     const date = this.boardDate;
-    const gameSelect = h('select', { testid: 'board-game', 'aria-label': 'Game' },
-      this.games.map((g) => h('option', { value: g.game, selected: g.game === this.boardGame }, g.title || g.game)));
+    const gameSelect = h('select', { testid: 'board-game', 'aria-label': t('lobby.game') },
+      this.games.map((g) => h('option', { value: g.game, selected: g.game === this.boardGame }, gameName(g.game, g.title))));
     gameSelect.addEventListener('change', () => this.showBoard(gameSelect.value, this.boardDate));
     const dateInput = h('input', {
-      type: 'date', testid: 'board-date', value: date || '', max: today || null, 'aria-label': 'Day (UTC)',
+      type: 'date', testid: 'board-date', value: date || '', max: today || null, 'aria-label': t('daily.day_utc'),
     });
     dateInput.addEventListener('change', () => {
       if (/^\d{4}-\d{2}-\d{2}$/.test(dateInput.value)) this.showBoard(this.boardGame, dateInput.value);
@@ -316,17 +319,17 @@ export class Daily {
     const isToday = date === today;
     mount(box,
       h('div', { class: 'board-head' },
-        h('h2', null, 'Leaderboard'),
+        h('h2', null, t('daily.leaderboard')),
         h('div', { class: 'board-pick' },
           gameSelect,
           h('div', { class: 'board-days' },
             h('button', {
-              type: 'button', class: 'btn btn-small', testid: 'board-prev', 'aria-label': 'The day before',
+              type: 'button', class: 'btn btn-small', testid: 'board-prev', 'aria-label': t('daily.day_before'),
               onclick: () => step(-1),
             }, '‹'),
             dateInput,
             h('button', {
-              type: 'button', class: 'btn btn-small', testid: 'board-next', 'aria-label': 'The day after',
+              type: 'button', class: 'btn btn-small', testid: 'board-next', 'aria-label': t('daily.day_after'),
               disabled: isToday, onclick: () => step(1),
             }, '›')))),
       this.boardBody());
@@ -335,7 +338,7 @@ export class Daily {
   boardBody() {
     if (this.boardError) return h('p', { class: 'inline-error', role: 'alert' }, this.boardError);
     const board = this.board;
-    if (!board) return h('p', { class: 'muted' }, 'Loading the leaderboard…');
+    if (!board) return h('p', { class: 'muted' }, t('daily.loading_board'));
     const me = loadIdentity();
     const entries = board.entries || [];
     const you = board.you;
@@ -348,8 +351,8 @@ export class Daily {
     h('td', { class: 'num rank' }, e.rank <= 3 ? h('span', { class: `medal medal-${e.rank}` }, String(e.rank)) : String(e.rank)),
     h('td', null, h('button', {
       type: 'button', class: 'btn btn-quiet board-name', onclick: () => this.loadStats(e.player_id),
-      title: 'Show this player’s daily stats',
-    }, e.name), me && String(e.player_id) === String(me.player_id) ? h('span', { class: 'tag tag-you' }, 'you') : null),
+      title: t('daily.show_stats_title'),
+    }, e.name), me && String(e.player_id) === String(me.player_id) ? h('span', { class: 'tag tag-you' }, t('tag.you')) : null),
     h('td', { class: 'num' }, String(e.score)));
     const rows = entries.map((e) => row(e));
     if (you && !mineListed && you.rank) {
@@ -359,19 +362,19 @@ export class Daily {
     const info = this.boardInfo;
     return [
       h('p', { class: 'muted small board-note' },
-        `${board.total ?? entries.length} ranked game${board.total === 1 ? '' : 's'} · `,
-        board.ranking === 'lowest' ? 'lowest score wins' : 'highest score wins',
-        isToday ? ' · today, still open' : ''),
+        `${t('daily.n_ranked', { n: board.total ?? entries.length })} · `,
+        board.ranking === 'lowest' ? t('daily.lowest_wins') : t('daily.highest_wins'),
+        isToday ? ` · ${t('daily.still_open')}` : ''),
       entries.length
         ? h('div', { class: 'board-wrap' }, h('table', { class: 'board-table', testid: 'board-rows' },
-          h('thead', null, h('tr', null, h('th', { class: 'num' }, '#'), h('th', null, 'Player'), h('th', { class: 'num' }, 'Score'))),
+          h('thead', null, h('tr', null, h('th', { class: 'num' }, '#'), h('th', null, t('col.player')), h('th', { class: 'num' }, t('col.score')))),
           h('tbody', null, rows)))
         : h('p', { class: 'empty-board', testid: 'board-empty' }, isToday
-          ? 'Nobody has finished today’s deal yet. Be the first!'
-          : 'Nobody played that day.'),
+          ? t('daily.nobody_today')
+          : t('daily.nobody_that_day')),
       you ? h('p', { class: 'board-you', testid: 'board-you' }, you.rank
-        ? ['You are ', h('strong', null, `#${you.rank}`), ` of ${board.total} with ${you.score}.`]
-        : (STATUS_TEXT[you.status] || `Your game: ${you.status}.`)) : null,
+        ? tn('daily.you_rank', { rank: h('strong', null, `#${you.rank}`), total: board.total, score: you.score })
+        : statusText(you.status)) : null,
       info ? this.seedLine(info) : null,
     ];
   }
@@ -380,12 +383,12 @@ export class Daily {
     const revealed = info.seed !== null && info.seed !== undefined;
     return h('div', { class: 'seed-line small', testid: 'board-seed' },
       revealed
-        ? [h('span', null, 'Seed ', h('code', { testid: 'board-seed-value' }, String(info.seed))),
-          h('span', { class: 'muted' }, ' · hash ', h('code', { title: info.seed_hash }, shortHash(info.seed_hash))),
-          this.verified === true ? h('span', { class: 'seed-ok', testid: 'seed-verified' }, ' ✓ matches the hash published that day')
-            : this.verified === false ? h('span', { class: 'seed-bad' }, ' ✗ does not match the hash!') : null]
-        : [h('span', null, 'Seed hash '), h('code', { class: 'seed-hash', testid: 'board-seed-hash', title: info.seed_hash }, info.seed_hash),
-          h('span', { class: 'muted' }, ' · the seed is revealed when the day is over.')]);
+        ? [h('span', null, `${t('daily.seed')} `, h('code', { testid: 'board-seed-value' }, String(info.seed))),
+          h('span', { class: 'muted' }, ` · ${t('daily.hash')} `, h('code', { title: info.seed_hash }, shortHash(info.seed_hash))),
+          this.verified === true ? h('span', { class: 'seed-ok', testid: 'seed-verified' }, ` ✓ ${t('daily.seed_ok')}`)
+            : this.verified === false ? h('span', { class: 'seed-bad' }, ` ✗ ${t('daily.seed_bad')}`) : null]
+        : [h('span', null, `${t('daily.seed_hash')} `), h('code', { class: 'seed-hash', testid: 'board-seed-hash', title: info.seed_hash }, info.seed_hash),
+          h('span', { class: 'muted' }, ` · ${t('daily.seed_later')}`)]);
   }
 
   renderStats() {
@@ -394,34 +397,34 @@ export class Daily {
     const me = loadIdentity();
     const stats = this.stats;
     if (!this.statsFor) {
-      mount(box, h('h2', null, 'Your daily stats'),
-        h('p', { class: 'muted' }, 'Play a daily deal to start your record.'));
+      mount(box, h('h2', null, t('daily.your_stats')),
+        h('p', { class: 'muted' }, t('daily.start_record')));
       return;
     }
     if (!stats) {
-      mount(box, h('h2', null, 'Stats'), h('p', { class: 'muted' }, 'Loading…'));
+      mount(box, h('h2', null, t('daily.stats')), h('p', { class: 'muted' }, t('app.loading')));
       return;
     }
     if (stats.error) {
-      mount(box, h('h2', null, 'Stats'), h('p', { class: 'inline-error' }, stats.error));
+      mount(box, h('h2', null, t('daily.stats')), h('p', { class: 'inline-error' }, stats.error));
       return;
     }
     const mine = me && String(stats.player_id) === String(me.player_id);
     const lines = (stats.games || []).filter((g) => g.played > 0);
     mount(box,
-      h('h2', null, mine ? 'Your daily stats' : `${stats.name}’s daily stats`),
+      h('h2', null, mine ? t('daily.your_stats') : t('daily.their_stats', { name: stats.name })),
       lines.length
         ? h('table', { class: 'stats-table' },
-          h('thead', null, h('tr', null, h('th', null, 'Game'), h('th', { class: 'num' }, 'Games'),
-            h('th', { class: 'num' }, 'Best'), h('th', { class: 'num' }, 'Average'))),
+          h('thead', null, h('tr', null, h('th', null, t('lobby.game')), h('th', { class: 'num' }, t('col.games')),
+            h('th', { class: 'num' }, t('col.best')), h('th', { class: 'num' }, t('col.average')))),
           h('tbody', null, lines.map((g) => h('tr', { testid: `stats-${g.game}` },
             h('td', null, this.title(g.game)),
             h('td', { class: 'num' }, String(g.played)),
             h('td', { class: 'num' }, g.best ?? '—'),
             h('td', { class: 'num' }, g.average === null || g.average === undefined ? '—' : String(g.average))))))
-        : h('p', { class: 'muted' }, mine ? 'No ranked daily game finished yet.' : 'No ranked daily game yet.'),
+        : h('p', { class: 'muted' }, mine ? t('daily.none_mine') : t('daily.none_theirs')),
       !mine && me ? h('button', {
         type: 'button', class: 'btn btn-quiet', onclick: () => this.loadStats(me.player_id),
-      }, 'Show mine') : null);
+      }, t('daily.show_mine')) : null);
   }
 }

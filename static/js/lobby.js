@@ -4,8 +4,44 @@ import {
   createGuest, createRoom, fetchGames, fetchRooms, inviteUrl, loadIdentity, onIdentityChange,
 } from './api.js';
 import { copyText, h, mount } from './dom.js';
+import { errorText, has, localError, t, tn } from './i18n.js';
 
 const ROOMS_REFRESH_MS = 3000;
+export const NAME_MAX = 24;
+
+/** A game's name in the player's language (the server's title for a game we have no words for). */
+export function gameName(game, title = null) {
+  if (has(`game.${game}`)) return t(`game.${game}`);
+  return title || String(game || '').replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
+}
+
+/**
+ * The limit of a name field, shown while typing: a live "12/24" and, when a
+ * longer name (typed or pasted) is cut to the limit, a note that says so.
+ */
+export function nameLimit(input) {
+  const counter = h('span', { class: 'name-count', testid: 'name-count', 'aria-live': 'polite' });
+  const note = h('span', { class: 'name-cut', testid: 'name-cut', hidden: true });
+  const update = (cut) => {
+    const n = [...input.value].length;
+    counter.textContent = t('name.count', { n, max: NAME_MAX });
+    counter.classList.toggle('is-full', n >= NAME_MAX);
+    if (cut) {
+      note.textContent = t('name.cut', { max: NAME_MAX });
+      note.hidden = false;
+    } else if (n < NAME_MAX) {
+      note.hidden = true;
+    }
+  };
+  input.addEventListener('input', () => {
+    const chars = [...input.value];
+    const cut = chars.length > NAME_MAX;
+    if (cut) input.value = chars.slice(0, NAME_MAX).join('');
+    update(cut);
+  });
+  update(false);
+  return h('p', { class: 'name-limit small' }, counter, note);
+}
 
 /**
  * A name form's submit: checks the name, makes the guest, then calls `onSaved()`.
@@ -16,7 +52,7 @@ export function handleNameSubmit({ form, input, error, button, focusWhenEmpty = 
     e.preventDefault();
     const name = input.value.trim();
     if (!name) {
-      error.textContent = 'Type a name first (1 to 24 characters).';
+      error.textContent = t('name.empty', { max: NAME_MAX });
       error.hidden = false;
       if (focusWhenEmpty) input.focus();
       return;
@@ -24,9 +60,10 @@ export function handleNameSubmit({ form, input, error, button, focusWhenEmpty = 
     button.disabled = true;
     try {
       await createGuest(name);
+      error.hidden = true;
       onSaved();
     } catch (err) {
-      error.textContent = err.message;
+      error.textContent = err.status === 422 ? t('name.invalid', { max: NAME_MAX }) : errorText(err);
       error.hidden = false;
       button.disabled = false;
     }
@@ -34,27 +71,32 @@ export function handleNameSubmit({ form, input, error, button, focusWhenEmpty = 
 }
 
 // How each known option is shown; unknown options get a generic field.
+// Its words are `option.<key>` (and `option.<key>.hint`); times the server
+// takes in milliseconds (`ms`) are asked for in seconds and sent back in ms.
 const OPTION_INFO = {
-  fill_bots: { label: 'Fill empty seats with bots', hint: 'when the game starts' },
-  bot_delay_ms: { label: 'Bot think time', unit: 'ms', min: 0, max: 10000, step: 100 },
-  turn_clock_s: { label: 'Turn clock', unit: 's', min: 0, max: 3600, step: 5, hint: '0 = no clock' },
-  deals: { label: 'Deals', min: 1, max: 100, hint: 'empty = no limit' },
-  target: { label: 'Target score', min: 1, max: 10000, step: 10, hint: 'empty = none' },
-  deal_pause_ms: { label: 'Pause between deals', unit: 'ms', min: 0, max: 60000, step: 500 },
-  hand_melds_count: { label: 'Melds in hand count at the end' },
-  stake: { label: 'Stake', min: 0 },
-  speed: { label: 'Speed', choices: ['snail', 'lightning'] },
-  timer_s: { label: 'Timer', unit: 's', min: 10, max: 600, hint: 'empty = by speed' },
-  frantic: { label: 'Frantic mode' },
-  return_window_s: { label: 'Return window', unit: 's', min: 1, max: 60 },
-  rounds: { label: 'Rounds', min: 1, max: 20 },
-  round_pause_ms: { label: 'Pause between rounds', unit: 'ms', min: 0, max: 60000, step: 500 },
+  fill_bots: { hint: true },
+  bot_delay_ms: { ms: true, min: 0, max: 10, step: 0.1 },
+  turn_clock_s: { seconds: true, min: 0, max: 3600, step: 5, hint: true },
+  deals: { min: 1, max: 100, hint: true },
+  target: { min: 1, max: 10000, step: 10, hint: true },
+  deal_pause_ms: { ms: true, min: 0, max: 60, step: 0.5 },
+  hand_melds_count: {},
+  stake: { min: 0 },
+  speed: { choices: ['snail', 'lightning'] },
+  timer_s: { seconds: true, min: 10, max: 600, hint: true },
+  frantic: {},
+  return_window_s: { seconds: true, min: 1, max: 60 },
+  rounds: { min: 1, max: 20 },
+  round_pause_ms: { ms: true, min: 0, max: 60, step: 0.5 },
 };
+
+function optionLabel(key) {
+  return has(`option.${key}`) ? t(`option.${key}`) : key.replace(/_/g, ' ');
+}
 // Never offered in the form: set by tests and the daily mode.
 const HIDDEN_OPTIONS = new Set(['seed', 'scenario']);
 const OPTION_ORDER = ['deals', 'target', 'turn_clock_s', 'bot_delay_ms', 'fill_bots'];
 
-const STATUS_LABELS = { waiting: 'Waiting', playing: 'Playing', finished: 'Finished' };
 
 function optionDefaults(game) {
   const defaults = { bot_delay_ms: 800, fill_bots: false, ...(game.options || {}) };
@@ -117,13 +159,12 @@ export class Lobby {
       this.root,
       h('div', { class: 'lobby', testid: 'lobby' },
         h('section', { class: 'hero' },
-          h('h1', null, 'Pull up a chair.'),
-          h('p', null, 'Rummy tables in your browser. No sign-up: pick a name, open a table, '
-            + 'invite friends or fill the seats with bots.')),
+          h('h1', null, t('lobby.title')),
+          h('p', null, t('lobby.intro'))),
         h('div', { class: 'lobby-grid' },
           h('div', { class: 'lobby-col' },
             h('section', { class: 'panel' },
-              h('h2', null, 'Your name'),
+              h('h2', null, t('lobby.your_name')),
               this.identityBox),
             this.onOpenDaily ? h('a', {
               href: '/?daily', class: 'daily-entry', testid: 'btn-daily',
@@ -134,16 +175,16 @@ export class Lobby {
             },
             h('span', { class: 'daily-entry-icon', 'aria-hidden': 'true' }, '☀'),
             h('span', { class: 'daily-entry-text' },
-              h('strong', null, 'Daily deal'),
-              h('span', null, 'Today’s cards, the same for everyone. Play and climb the leaderboards.')),
+              h('strong', null, t('daily.title')),
+              h('span', null, t('lobby.daily_pitch'))),
             h('span', { class: 'daily-entry-go', 'aria-hidden': 'true' }, '→')) : null,
             h('section', { class: 'panel' },
-              h('h2', null, 'Open a table'),
+              h('h2', null, t('lobby.open_table')),
               this.createForm)),
           h('section', { class: 'panel rooms-panel' },
             h('div', { class: 'panel-head' },
-              h('h2', null, 'Tables'),
-              h('span', { class: 'muted small' }, 'updated every few seconds')),
+              h('h2', null, t('lobby.tables')),
+              h('span', { class: 'muted small' }, t('lobby.tables_refresh'))),
             this.roomList))),
     );
     this.renderIdentity();
@@ -159,35 +200,35 @@ export class Lobby {
     if (identity && !this.editingName) {
       mount(this.identityBox,
         h('p', { class: 'identity-line' },
-          'You play as ',
-          h('strong', { testid: 'identity-name' }, identity.name),
-          '.'),
+          tn('lobby.you_play_as', { name: h('strong', { testid: 'identity-name' }, identity.name) })),
         h('button', {
           type: 'button', class: 'btn btn-quiet', testid: 'btn-change-name',
           onclick: () => {
             this.editingName = true;
             this.renderIdentity();
           },
-        }, 'Change name'));
+        }, t('lobby.change_name')));
       return;
     }
     const input = h('input', {
-      type: 'text', id: 'name-input', testid: 'name-input', maxlength: 24, required: true,
-      autocomplete: 'nickname', placeholder: 'e.g. Ana', value: identity?.name || '',
+      type: 'text', id: 'name-input', testid: 'name-input', required: true,
+      autocomplete: 'nickname', placeholder: t('name.placeholder_example'), value: identity?.name || '',
     });
     const error = h('p', { class: 'inline-error', testid: 'name-error', role: 'alert', hidden: true });
     const save = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'btn-save-name' },
-      'Save');
+      t('name.save'));
     const form = h('form', { class: 'name-form', novalidate: true },
-      h('label', { for: 'name-input', class: 'visually-hidden' }, 'Your name'),
+      h('label', { for: 'name-input', class: 'visually-hidden' }, t('lobby.your_name')),
       h('div', { class: 'row' }, input, save),
-      identity ? h('p', { class: 'muted small' },
-        'A new name is a new guest: seats held by the old one stay with it.') : null,
+      nameLimit(input),
+      identity ? h('p', { class: 'muted small' }, t('lobby.new_name_note')) : null,
       error);
     handleNameSubmit({
       form, input, error, button: save, focusWhenEmpty: true,
       onSaved: () => {
         this.editingName = false;
+        // "Choose your name first." was about this name: it is saved now.
+        if (this.createError) this.createError.hidden = true;
         this.renderIdentity();
       },
     });
@@ -201,7 +242,7 @@ export class Lobby {
       this.games = await fetchGames();
       this.gamesError = null;
     } catch (err) {
-      this.gamesError = err.message;
+      this.gamesError = errorText(err);
     }
     if (!this.destroyed) {
       this.renderCreateForm();
@@ -223,7 +264,7 @@ export class Lobby {
       mount(this.createForm,
         this.gamesError
           ? h('p', { class: 'inline-error', testid: 'error' }, this.gamesError)
-          : h('p', { class: 'muted' }, 'Loading games…'));
+          : h('p', { class: 'muted' }, t('lobby.loading_games')));
       return;
     }
     const game = chosen
@@ -231,7 +272,7 @@ export class Lobby {
       || this.games[0];
     const gameSelect = h('select', { name: 'game', id: 'create-game', testid: 'create-game' },
       this.games.map((g) => h('option', { value: g.game, selected: g.game === game.game },
-        g.title || g.game)));
+        gameName(g.game, g.title))));
     gameSelect.addEventListener('change', () => {
       this.renderCreateForm(this.games.find((g) => g.game === gameSelect.value));
     });
@@ -239,50 +280,54 @@ export class Lobby {
     const max = game.max_players || 6;
     const seatsSelect = h('select', { name: 'seats', id: 'create-seats', testid: 'create-seats' });
     for (let n = min; n <= max; n += 1) {
-      seatsSelect.appendChild(h('option', { value: n, selected: n === Math.max(min, 2) }, `${n} players`));
+      seatsSelect.appendChild(h('option', { value: n, selected: n === Math.max(min, 2) }, t('lobby.n_players', { n })));
     }
     const defaults = optionDefaults(game);
     const fields = orderedKeys(defaults).map((key) => this.optionField(key, defaults[key]));
     this.createError = h('p', { class: 'inline-error', testid: 'error', role: 'alert', hidden: true });
     this.createButton = h('button', { type: 'submit', class: 'btn btn-primary btn-wide', testid: 'btn-create' },
-      'Open the table');
+      t('lobby.open_button'));
     mount(this.createForm,
       h('div', { class: 'field-grid' },
-        h('label', { class: 'field' }, h('span', null, 'Game'), gameSelect),
-        h('label', { class: 'field' }, h('span', null, 'Seats'), seatsSelect)),
+        h('label', { class: 'field' }, h('span', null, t('lobby.game')), gameSelect),
+        h('label', { class: 'field' }, h('span', null, t('lobby.seats')), seatsSelect)),
       h('fieldset', { class: 'options' },
-        h('legend', null, 'Options'),
+        h('legend', null, t('lobby.options')),
         h('div', { class: 'field-grid' }, fields)),
       this.createError,
       this.createButton);
   }
 
   optionField(key, value) {
-    const info = OPTION_INFO[key] || { label: key.replace(/_/g, ' ') };
+    const info = OPTION_INFO[key] || {};
+    const label = optionLabel(key);
+    const hint = info.hint ? t(`option.${key}.hint`) : null;
     const id = `opt-${key}`;
     if (typeof value === 'boolean') {
       return h('label', { class: 'field field-check' },
         h('input', { type: 'checkbox', id, name: key, testid: id, checked: value, dataset: { kind: 'bool' } }),
-        h('span', null, info.label, info.hint ? h('small', { class: 'muted' }, ` (${info.hint})`) : null));
+        h('span', null, label, hint ? h('small', { class: 'muted' }, ` (${hint})`) : null));
     }
     let input;
     if (info.choices || typeof value === 'string') {
       const choices = info.choices || [value];
       input = h('select', { id, name: key, testid: id, dataset: { kind: 'text' } },
-        choices.map((c) => h('option', { value: c, selected: c === value }, c)));
+        choices.map((c) => h('option', { value: c, selected: c === value },
+          has(`option.${key}.${c}`) ? t(`option.${key}.${c}`) : c)));
     } else {
+      const shown = value === null || value === undefined ? '' : (info.ms ? value / 1000 : value);
       input = h('input', {
-        type: 'number', id, name: key, testid: id, inputmode: 'numeric',
+        type: 'number', id, name: key, testid: id, inputmode: info.ms ? 'decimal' : 'numeric',
         min: info.min, max: info.max, step: info.step || 1,
-        value: value === null || value === undefined ? '' : value,
-        placeholder: value === null ? 'none' : null,
-        dataset: { kind: 'number' },
+        value: shown,
+        placeholder: value === null ? t('option.none') : null,
+        dataset: { kind: info.ms ? 'ms' : 'number' },
       });
     }
     return h('label', { class: 'field' },
-      h('span', null, info.label, info.unit ? h('small', { class: 'muted' }, ` (${info.unit})`) : null),
+      h('span', null, label, info.ms || info.seconds ? h('small', { class: 'muted' }, ` (${t('unit.seconds')})`) : null),
       input,
-      info.hint ? h('small', { class: 'muted hint' }, info.hint) : null);
+      hint ? h('small', { class: 'muted hint' }, hint) : null);
   }
 
   readOptions(game) {
@@ -294,9 +339,13 @@ export class Lobby {
       if (input.dataset.kind === 'bool') value = input.checked;
       else if (input.dataset.kind === 'text') value = input.value;
       else if (input.value.trim() === '') value = null;
-      else {
+      else if (input.dataset.kind === 'ms') {
+        // Asked in seconds, sent in milliseconds.
+        value = Math.round(Number(input.value) * 1000);
+        if (!Number.isFinite(value) || value < 0) throw localError(t('lobby.option_seconds', { option: optionLabel(key) }));
+      } else {
         value = Number(input.value);
-        if (!Number.isInteger(value)) throw new Error(`${OPTION_INFO[key]?.label || key} must be a whole number.`);
+        if (!Number.isInteger(value)) throw localError(t('lobby.option_whole', { option: optionLabel(key) }));
       }
       // Send what the player changed, plus the bot settings the table depends on.
       if (value !== defaults[key] || key === 'bot_delay_ms' || key === 'fill_bots') {
@@ -316,7 +365,7 @@ export class Lobby {
     if (!loadIdentity()) {
       this.editingName = true;
       this.renderIdentity();
-      showError('Choose your name first.');
+      showError(t('lobby.name_first'));
       this.root.querySelector('[data-testid="name-input"]')?.focus();
       return;
     }
@@ -326,25 +375,25 @@ export class Lobby {
     try {
       options = this.readOptions(game);
     } catch (err) {
-      showError(err.message);
+      showError(errorText(err));
       return;
     }
     this.creating = true;
     this.createButton.disabled = true;
-    this.createButton.textContent = 'Opening…';
+    this.createButton.textContent = t('lobby.opening');
     try {
       const room = await createRoom(game.game, seats, options);
       this.onOpenRoom(room.room_id, 'player');
     } catch (err) {
       if (!this.destroyed) {
-        showError(err.message);
+        showError(errorText(err));
         this.renderIdentity();
       }
     } finally {
       this.creating = false;
       if (!this.destroyed) {
         this.createButton.disabled = false;
-        this.createButton.textContent = 'Open the table';
+        this.createButton.textContent = t('lobby.open_button');
       }
     }
   }
@@ -358,7 +407,7 @@ export class Lobby {
       this.rooms = await fetchRooms();
       this.roomsError = null;
     } catch (err) {
-      this.roomsError = err.message;
+      this.roomsError = errorText(err);
     } finally {
       this.loadingRooms = false;
     }
@@ -366,8 +415,7 @@ export class Lobby {
   }
 
   gameTitle(name) {
-    return this.games.find((g) => g.game === name)?.title
-      || String(name || '').replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
+    return gameName(name, this.games.find((g) => g.game === name)?.title);
   }
 
   renderRooms() {
@@ -375,14 +423,14 @@ export class Lobby {
     if (this.rooms === null) {
       mount(this.roomList, this.roomsError
         ? h('p', { class: 'inline-error' }, this.roomsError)
-        : h('p', { class: 'muted' }, 'Looking for tables…'));
+        : h('p', { class: 'muted' }, t('lobby.looking')));
       return;
     }
     if (!this.rooms.length) {
       mount(this.roomList,
         h('div', { class: 'empty' },
-          h('p', null, 'No tables yet.'),
-          h('p', { class: 'muted small' }, 'Open one and share its link.')),
+          h('p', null, t('lobby.no_tables')),
+          h('p', { class: 'muted small' }, t('lobby.no_tables_hint'))),
         this.roomsError ? h('p', { class: 'inline-error' }, this.roomsError) : null);
       return;
     }
@@ -404,35 +452,35 @@ export class Lobby {
     for (let i = 0; i < seats; i += 1) pips.push(h('span', { class: `pip ${i < taken ? 'is-taken' : ''}` }));
     const copyButton = h('button', {
       type: 'button', class: 'btn btn-quiet btn-small', testid: `btn-copy-${id}`,
-      title: 'Copy the invite link',
-    }, 'Copy link');
+      title: t('lobby.copy_title'),
+    }, t('lobby.copy_link'));
     copyButton.addEventListener('click', async () => {
       const ok = await copyText(inviteUrl(id));
-      copyButton.textContent = ok ? 'Copied!' : 'Copy failed';
-      setTimeout(() => { copyButton.textContent = 'Copy link'; }, 1800);
+      copyButton.textContent = ok ? t('lobby.copied') : t('common.copy_failed');
+      setTimeout(() => { copyButton.textContent = t('lobby.copy_link'); }, 1800);
     });
     return h('li', { class: 'room', testid: `room-${id}`, dataset: { status: room.status } },
       h('div', { class: 'room-main' },
         h('div', { class: 'room-title' },
-          h('strong', null, room.title || this.gameTitle(room.game)),
-          h('span', { class: `badge badge-${room.status}` }, STATUS_LABELS[room.status] || room.status)),
+          h('strong', null, this.gameTitle(room.game)),
+          h('span', { class: `badge badge-${room.status}` },
+            has(`lobby.status.${room.status}`) ? t(`lobby.status.${room.status}`) : room.status)),
         h('div', { class: 'room-meta muted small' },
-          room.title && room.title !== this.gameTitle(room.game) ? `${this.gameTitle(room.game)} · ` : '',
-          room.owner_name ? `host ${room.owner_name} · ` : '',
-          players.length ? players.join(', ') : 'nobody seated yet'),
+          room.owner_name ? `${t('lobby.host', { name: room.owner_name })} · ` : '',
+          players.length ? players.join(', ') : t('lobby.nobody_seated')),
         h('div', { class: 'room-seats small' },
           h('span', { class: 'pips', 'aria-hidden': 'true' }, pips),
-          h('span', { class: 'muted' }, `${taken}/${seats} seated`),
-          room.spectators ? h('span', { class: 'muted' }, ` · ${room.spectators} watching`) : null)),
+          h('span', { class: 'muted' }, t('lobby.seated', { taken, seats })),
+          room.spectators ? h('span', { class: 'muted' }, ` · ${t('common.watching', { n: room.spectators })}`) : null)),
       h('div', { class: 'room-actions' },
         canJoin ? h('button', {
           type: 'button', class: 'btn btn-primary btn-small', testid: `btn-join-${id}`,
           onclick: () => this.onOpenRoom(id, 'player'),
-        }, mine ? 'Rejoin' : 'Join') : null,
+        }, mine ? t('lobby.rejoin') : t('lobby.join')) : null,
         h('button', {
           type: 'button', class: 'btn btn-small', testid: `btn-watch-${id}`,
           onclick: () => this.onOpenRoom(id, 'spectator'),
-        }, 'Watch'),
+        }, t('lobby.watch')),
         copyButton));
   }
 }

@@ -298,6 +298,10 @@ export class GameSocket {
         break;
       case 'error': {
         const err = new SocketError(msg.code || 'error', msg.message || msg.code || 'Refused.');
+        // Put into words by errorText(): the reason's sentence with its params; the rule id is never shown.
+        err.reason = msg.reason;
+        err.params = msg.params;
+        err.rule = msg.rule;
         if (msg.ref == null || !this.settle(msg.ref, false, err)) this.emit('error', err);
         break;
       }

@@ -10,42 +10,41 @@
 
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { copyText, formatClock, h, mount } from './dom.js';
-import { bySeat, cls, plural } from './ui.js';
+import { bySeat, cls } from './ui.js';
+import { errorText, has, listText, t, tn } from './i18n.js';
+import { gameName } from './lobby.js';
 
-const PHASE_LABELS = {
-  waiting: 'Waiting',
-  playing: 'Playing',
-  deal_over: 'Deal over',
-  game_over: 'Game over',
-};
-const GAME_TITLES = { basic_rummy: 'Basic Rummy', traditional_remi: 'Traditional Remi' };
-const ERROR_TEXT = {
-  not_your_turn: 'It is not your turn.',
-  rate_limited: 'Slow down a little and try again.',
-  forbidden: 'Only the host can do that.',
-  room_full: 'The table is full.',
-  unknown_room: 'This table no longer exists.',
-  disconnected: 'Connection lost: reconnecting…',
-  timeout: 'The server did not answer in time. Try again.',
-};
+// Refusals are put into words by i18n.js (their reason's sentence, else their code's).
+export { errorText };
+
 const LOG_LIMIT = 80;
 const SORT_KEY = 'kartu.sort';
 
 /** "draw a card first" -> "Draw a card first." */
 export function sentence(text) {
-  const t = String(text || '').trim();
-  if (!t) return '';
-  const capital = t[0].toUpperCase() + t.slice(1);
+  const s = String(text || '').trim();
+  if (!s) return '';
+  const capital = s[0].toUpperCase() + s.slice(1);
   return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
 }
 
-export function errorText(err) {
-  if (!err) return '';
-  if (err.code && ERROR_TEXT[err.code] && (err.code === 'disconnected' || !err.message
-    || err.message === err.code)) {
-    return ERROR_TEXT[err.code];
-  }
-  return sentence(err.message || ERROR_TEXT[err.code] || 'That was refused.');
+/**
+ * A button that may be greyed out: when `why` is set it is disabled, says why
+ * on hover (title) and, tapped, shows why in the hint line (a disabled button
+ * takes no clicks, so the wrapper around it does).
+ */
+export function whyButton(table, button, why) {
+  if (!why) return button;
+  button.disabled = true;
+  button.title = why;
+  button.setAttribute('aria-description', why);
+  return h('span', {
+    class: 'why-wrap', testid: `${button.dataset.testid || 'btn'}-why`, title: why,
+    onclick: () => {
+      table.why = why;
+      table.render();
+    },
+  }, button);
 }
 
 function initialOf(name) {
@@ -91,6 +90,7 @@ export class BasicRummyTable {
     this.sortMode = localStorage.getItem(SORT_KEY) === 'rank' ? 'rank' : 'suit';
     this.events = [];
     this.error = null;
+    this.why = null;
     this.busy = false;
     this.prevHand = null;
     this.prevDeal = null;
@@ -108,7 +108,7 @@ export class BasicRummyTable {
     clearInterval(this.tick);
     clearTimeout(this.leaveTimer);
     clearTimeout(this.copyTimer);
-    document.title = 'Kartu';
+    document.title = t('app.title');
   }
 
   // --- input from the socket -------------------------------------------------
@@ -136,6 +136,7 @@ export class BasicRummyTable {
     if (view.phase !== 'playing') this.selected.clear();
     // An error is about the moment it happened: a new turn or phase clears it.
     if (previous && (previous.turn !== view.turn || previous.phase !== view.phase)) this.error = null;
+    if (previous && (previous.turn !== view.turn || previous.step !== view.step)) this.why = null;
     this.render();
     this.arriving = false;
   }
@@ -176,10 +177,15 @@ export class BasicRummyTable {
     return (this.view?.seats || []).find((s) => s.seat === n) || null;
   }
 
-  nameOf(n, { you = 'You' } = {}) {
-    if (n === null || n === undefined) return 'Someone';
+  nameOf(n, { you = t('common.you') } = {}) {
+    if (n === null || n === undefined) return t('common.someone');
     if (n === this.you && you) return you;
-    return displayName(this.seat(n)) || `Seat ${Number(n) + 1}`;
+    return displayName(this.seat(n)) || t('table.seat_n', { n: Number(n) + 1 });
+  }
+
+  /** The key of a sentence about `seat`: its ".you" form ("You drew…") when that seat is yours. */
+  about(seat, key) {
+    return this.seated && seat === this.you && has(`${key}.you`) ? `${key}.you` : key;
   }
 
   allMelds() {
@@ -200,7 +206,7 @@ export class BasicRummyTable {
   }
 
   gameTitle() {
-    return GAME_TITLES[this.view?.game] || 'Rummy';
+    return this.view?.game ? gameName(this.view.game) : t('game.rummy');
   }
 
   // --- actions -----------------------------------------------------------------
@@ -249,6 +255,7 @@ export class BasicRummyTable {
     if (this.selected.has(id)) this.selected.delete(id);
     else this.selected.add(id);
     this.error = null;
+    this.why = null;
     this.render();
   }
 
@@ -260,7 +267,7 @@ export class BasicRummyTable {
 
   async copyInvite() {
     const ok = await copyText(this.ctx.inviteUrl);
-    this.copied = ok ? 'Link copied' : 'Copy failed';
+    this.copied = ok ? t('table.link_copied') : t('common.copy_failed');
     this.render();
     clearTimeout(this.copyTimer);
     this.copyTimer = setTimeout(() => {
@@ -288,7 +295,7 @@ export class BasicRummyTable {
   render() {
     const v = this.view;
     if (!v) {
-      mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, 'Taking a seat…'));
+      mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, t('table.taking_seat')));
       return;
     }
     const focused = document.activeElement?.dataset?.testid;
@@ -302,7 +309,14 @@ export class BasicRummyTable {
     const newLog = this.root.querySelector('[data-testid="log"]');
     if (newLog && stick) newLog.scrollTop = newLog.scrollHeight;
     this.updateClocks();
-    document.title = `${this.myTurn ? '● Your turn · ' : ''}${this.gameTitle()} · Kartu`;
+    document.title = this.pageTitle();
+  }
+
+  /** The page's title: the game, marked while it is your turn. */
+  pageTitle() {
+    return this.myTurn
+      ? t('table.page_title_turn', { game: this.gameTitle() })
+      : t('table.page_title', { game: this.gameTitle() });
   }
 
   layout() {
@@ -318,7 +332,7 @@ export class BasicRummyTable {
     this.header(),
     this.banner(),
     h('div', { class: 'table-grid' },
-      h('section', { class: 'felt', 'aria-label': 'The table' },
+      h('section', { class: 'felt', 'aria-label': t('table.felt') },
         playing ? this.playArea() : this.waitingRoom()),
       h('aside', { class: 'side' },
         playing ? this.scoresPanel() : null,
@@ -328,34 +342,36 @@ export class BasicRummyTable {
   header() {
     const v = this.view;
     const match = [];
-    if (v.options?.deals) match.push(`${v.options.deals} deal${v.options.deals === 1 ? '' : 's'}`);
-    if (v.options?.target) match.push(`to ${v.options.target} points`);
+    if (v.options?.deals) match.push(t('table.n_deals', { n: v.options.deals }));
+    if (v.options?.target) match.push(t('table.to_points', { n: v.options.target }));
     return h('header', { class: 'table-head' },
       h('div', { class: 'table-title' },
         h('h1', null, this.gameTitle()),
         h('p', { class: 'muted small' },
-          v.phase !== 'waiting' && v.deal ? `Deal ${v.deal}` : 'Table',
+          v.phase !== 'waiting' && v.deal ? t('table.deal_n', { n: v.deal }) : t('table.table'),
           match.length ? ` · ${match.join(', ')}` : '',
-          v.room?.spectators ? ` · ${v.room.spectators} watching` : '')),
+          v.room?.spectators ? ` · ${t('common.watching', { n: v.room.spectators })}` : '')),
       h('span', {
         class: cls('phase-badge', `phase-${v.phase}`), testid: 'phase', dataset: { phase: v.phase },
-      }, this.myTurn ? 'Your turn' : PHASE_LABELS[v.phase] || v.phase),
+      }, this.myTurn ? t('table.your_turn') : (has(`phase.${v.phase}`) ? t(`phase.${v.phase}`) : v.phase)),
       h('div', { class: 'head-actions' },
         h('button', {
           type: 'button', class: 'btn btn-small btn-ghost', testid: 'btn-invite',
-          onclick: () => this.copyInvite(), title: 'Copy a link to this table',
-        }, this.copied || 'Invite'),
+          onclick: () => this.copyInvite(), title: t('table.invite_title'),
+        }, this.copied || t('table.invite')),
         h('button', {
           type: 'button', class: cls('btn btn-small btn-ghost', this.leaveArmed && 'btn-danger'),
           testid: 'btn-leave', onclick: () => this.leave(),
-        }, this.leaveArmed ? 'Leave for good?' : 'Leave')));
+        }, this.leaveArmed ? t('table.leave_confirm') : t('table.leave'))));
   }
 
   banner() {
     if (this.seated && !this.ctx.notice) return null;
+    // Said once: a notice (why you watch) replaces the banner's own words.
     return h('div', { class: 'banner', testid: 'spectator-banner', role: 'status' },
-      this.seated ? null : h('strong', null, 'Watching. '),
-      this.ctx.notice || (this.seated ? '' : 'You see what every player sees, never a hand.'));
+      this.ctx.notice && !this.seated
+        ? [h('strong', null, this.ctx.notice), ' ', t('banner.watching_text')]
+        : (this.ctx.notice || [h('strong', null, t('banner.watching')), ' ', t('banner.watching_text')]));
   }
 
   // --- waiting room --------------------------------------------------------------
@@ -365,19 +381,21 @@ export class BasicRummyTable {
     const seats = v.seats || [];
     const free = seats.filter((s) => !s.name).length;
     const owner = this.isOwner();
-    const copyLabel = this.copied || 'Copy';
+    const copyLabel = this.copied || t('table.copy');
     return h('div', { class: 'waiting', testid: 'waiting-room' },
-      h('h2', null, free ? `Waiting for players · ${seats.length - free}/${seats.length}` : 'Everyone is seated'),
+      h('h2', null, free
+        ? t('table.waiting_players', { taken: seats.length - free, seats: seats.length })
+        : t('table.everyone_seated')),
       h('ul', { class: 'seat-list' }, seats.map((s) => h('li', {
         class: cls('seat-slot', s.name ? 'is-taken' : 'is-free', s.seat === this.you && 'is-you'),
         testid: `seat-${s.seat}`,
       },
       h('span', { class: 'avatar', 'aria-hidden': 'true' }, s.name ? initialOf(displayName(s)) : '+'),
-      h('span', { class: 'seat-name' }, displayName(s) || 'Free seat'),
-      s.seat === this.you ? h('span', { class: 'tag' }, 'you') : null,
-      s.bot ? h('span', { class: 'tag tag-bot' }, 'bot') : null))),
+      h('span', { class: 'seat-name' }, displayName(s) || t('table.free_seat')),
+      s.seat === this.you ? h('span', { class: 'tag' }, t('tag.you')) : null,
+      s.bot ? h('span', { class: 'tag tag-bot' }, t('tag.bot')) : null))),
       h('div', { class: 'invite' },
-        h('label', { for: 'invite-link', class: 'small' }, 'Invite link'),
+        h('label', { for: 'invite-link', class: 'small' }, t('table.invite_link')),
         h('div', { class: 'row' },
           h('input', {
             id: 'invite-link', type: 'text', readonly: true, value: this.ctx.inviteUrl, testid: 'invite-link',
@@ -391,13 +409,13 @@ export class BasicRummyTable {
           h('button', {
             type: 'button', class: 'btn', testid: 'btn-add-bot', disabled: !free || this.busy,
             onclick: () => this.run(() => this.ctx.command('add_bot')),
-          }, 'Add bot'),
+          }, t('table.add_bot')),
           h('button', {
             type: 'button', class: 'btn btn-primary', testid: 'btn-start', disabled: this.busy,
             onclick: () => this.run(() => this.ctx.command('start')),
-          }, 'Start'))
+          }, t('table.start')))
         : h('p', { class: 'muted', testid: 'status' },
-          this.seated ? 'The host starts the game when the table is ready.' : 'The game has not started yet.'),
+          this.seated ? t('table.host_starts') : t('table.not_started')),
       this.errorLine());
   }
 
@@ -447,17 +465,17 @@ export class BasicRummyTable {
       h('span', { class: cls('presence', online ? 'is-on' : 'is-off') })),
     h('span', { class: 'seat-info' },
       h('span', { class: 'seat-name' },
-        h('span', { class: 'seat-name-text', title: s.name || null }, displayName(s) || `Seat ${s.seat + 1}`),
-        s.seat === this.you ? h('span', { class: 'tag' }, 'you') : null,
-        s.bot ? h('span', { class: 'tag tag-bot' }, 'bot') : null,
-        s.away ? h('span', { class: 'tag tag-away' }, 'away') : null,
-        isDealer ? h('span', { class: 'tag tag-dealer', title: 'Dealer' }, 'D') : null),
+        h('span', { class: 'seat-name-text', title: s.name || null }, displayName(s) || t('table.seat_n', { n: s.seat + 1 })),
+        s.seat === this.you ? h('span', { class: 'tag' }, t('tag.you')) : null,
+        s.bot ? h('span', { class: 'tag tag-bot' }, t('tag.bot')) : null,
+        s.away ? h('span', { class: 'tag tag-away', title: t('tag.away_title') }, t('tag.away')) : null,
+        isDealer ? h('span', { class: 'tag tag-dealer', title: t('tag.dealer_title') }, t('tag.dealer')) : null),
       h('span', { class: 'seat-stats' },
-        h('span', { testid: `hand-count-${s.seat}` }, `${s.hand_count ?? 0} card${s.hand_count === 1 ? '' : 's'}`),
+        h('span', { testid: `hand-count-${s.seat}` }, t('table.n_cards', { n: s.hand_count ?? 0 })),
         ' · ',
-        h('span', { testid: `score-${s.seat}` }, `${s.score ?? 0} pts`))),
+        h('span', { testid: `score-${s.seat}` }, t('table.n_pts', { n: s.score ?? 0 })))),
     backs.length ? h('span', { class: 'mini-hand', 'aria-hidden': 'true' }, backs) : null,
-    isTurn ? h('span', { class: 'turn-flag' }, mine ? 'your turn' : 'to play') : null);
+    isTurn ? h('span', { class: 'turn-flag' }, mine ? t('table.flag_your_turn') : t('table.flag_to_play')) : null);
   }
 
   centre() {
@@ -467,18 +485,17 @@ export class BasicRummyTable {
     const top = discard.length ? discard[discard.length - 1] : null;
     const under = discard.slice(-3, -1);
     const stockCount = v.stock_count ?? 0;
-    const turnName = v.phase === 'playing' && v.turn !== null && v.turn !== undefined
-      ? (v.turn === this.you ? 'Your turn' : `${this.nameOf(v.turn)}'s turn`) : null;
+    const turnName = this.turnName();
     return h('div', { class: 'centre' },
       h('div', { class: 'pile' },
         h('button', {
           type: 'button', class: cls('pile-button stock', canDraw && 'is-live'), testid: 'stock',
           disabled: !canDraw, onclick: () => this.draw('stock'),
-          'aria-label': `Stock, ${stockCount} cards${canDraw ? ': draw a card' : ''}`,
+          'aria-label': canDraw ? t('pile.stock_draw', { n: stockCount }) : t('pile.stock_label', { n: stockCount }),
         },
-        stockCount ? cardElement(null, { faceDown: true }) : h('span', { class: 'card-slot' }, 'empty'),
+        stockCount ? cardElement(null, { faceDown: true }) : h('span', { class: 'card-slot' }, t('pile.empty')),
         h('span', { class: 'count', testid: 'stock-count' }, String(stockCount))),
-        h('span', { class: 'pile-label' }, 'Stock')),
+        h('span', { class: 'pile-label' }, t('pile.stock'))),
       h('div', { class: 'pile pile-discard' },
         h('div', { class: 'discard-stack' },
           under.map((id, i) => cardElement(id, { className: `under under-${under.length - i}` })),
@@ -486,11 +503,20 @@ export class BasicRummyTable {
             ? h('button', {
               type: 'button', class: cls('pile-button', canDraw && 'is-live'), testid: 'discard-top',
               disabled: !canDraw, onclick: () => this.draw('discard'), dataset: { card: top },
-              'aria-label': `Discard pile, top card ${parseCard(top)?.name || top}${canDraw ? ': take it' : ''}`,
+              'aria-label': canDraw
+                ? t('pile.discard_take', { card: parseCard(top)?.name || top })
+                : t('pile.discard_label', { card: parseCard(top)?.name || top }),
             }, cardElement(top))
-            : h('span', { class: 'card-slot', testid: 'discard-empty' }, 'empty')),
-        h('span', { class: 'pile-label' }, `Discard${discard.length ? ` · ${discard.length}` : ''}`)),
+            : h('span', { class: 'card-slot', testid: 'discard-empty' }, t('pile.empty'))),
+        h('span', { class: 'pile-label' }, `${t('pile.discard')}${discard.length ? ` · ${discard.length}` : ''}`)),
       this.turnBox(turnName));
+  }
+
+  /** "Your turn", "Ana's turn" (null when nobody's). */
+  turnName() {
+    const v = this.view;
+    if (v.phase !== 'playing' || v.turn === null || v.turn === undefined) return null;
+    return v.turn === this.you ? t('table.your_turn') : t('table.turn_of', { name: this.nameOf(v.turn) });
   }
 
   /** Whose turn it is, with the turn clock while a deadline runs. */
@@ -523,18 +549,18 @@ export class BasicRummyTable {
         ? owners.map((owner) => h('div', { class: 'meld-group', dataset: { owner } },
           h('span', { class: 'meld-owner' }, this.nameOf(owner)),
           h('div', { class: 'meld-row' }, melds.filter((m) => m.owner === owner).map((m) => {
-            const label = `${m.kind === 'set' ? 'Set' : 'Run'}: ${m.cards.map(cardLabel).join(' ')}`;
+            const label = t(m.kind === 'set' ? 'meld.set_label' : 'meld.run_label', { cards: m.cards.map(cardLabel).join(' ') });
             return h(target ? 'button' : 'div', {
               class: cls('meld', target && 'is-target', this.freshMelds.has(String(m.id)) && 'is-fresh'),
               type: target ? 'button' : null,
               testid: `meld-${m.id}`,
               dataset: { meld: m.id, kind: m.kind },
-              'aria-label': target ? `${label}. Lay off ${cardLabel(selectedCard)} here` : label,
-              title: target ? `Lay off ${cardLabel(selectedCard)} here` : null,
+              'aria-label': target ? `${label}. ${t('meld.lay_off_here', { card: cardLabel(selectedCard) })}` : label,
+              title: target ? t('meld.lay_off_here', { card: cardLabel(selectedCard) }) : null,
               onclick: target ? () => this.layOff(m.id) : null,
             }, m.cards.map((c) => cardElement(c)));
           }))))
-        : h('p', { class: 'melds-empty' }, v.phase === 'playing' ? 'No melds on the table yet.' : ''));
+        : h('p', { class: 'melds-empty' }, v.phase === 'playing' ? t('meld.none_yet') : ''));
   }
 
   myArea() {
@@ -543,16 +569,16 @@ export class BasicRummyTable {
     const hand = sortCards(Array.isArray(v.hand) ? v.hand : [], this.sortMode);
     const playing = v.phase === 'playing';
     const count = this.selected.size;
-    const canMeld = this.myTurn && count >= 3 && v.can_meld !== false && v.step === 'play' && !this.busy;
-    const canDiscard = this.myTurn && count === 1 && !this.busy;
+    const meldWhy = this.meldWhy();
+    const discardWhy = this.discardWhy();
     return h('section', { class: cls('me', this.myTurn && 'is-turn') },
       h('div', { class: 'me-head' },
         this.seatChip(mine, { mine: true }),
         h('p', { class: 'status', testid: 'status', 'aria-live': 'polite' }, this.statusText())),
       mine.away && playing ? h('p', { class: 'away-notice', testid: 'away-notice', role: 'status' },
-        'Your time ran out, so a bot is playing for you. Make a move on your turn to take your seat back.')
+        t('table.away_notice'))
         : null,
-      h('div', { class: 'hand', testid: 'hand', role: 'group', 'aria-label': 'Your hand' },
+      h('div', { class: 'hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand') },
         hand.length ? hand.map((id) => cardElement(id, {
           interactive: true,
           selected: this.selected.has(id),
@@ -561,30 +587,30 @@ export class BasicRummyTable {
           className: cls(this.newCards.has(id) && 'is-new', this.arriving && this.newCards.has(id) && 'is-arriving',
             v.must_not_discard === id && 'is-locked'),
           title: v.must_not_discard === id
-            ? `${parseCard(id)?.name}: taken from the discard pile, it cannot be discarded this turn` : null,
+            ? t('hand.locked_title', { card: parseCard(id)?.name }) : null,
           onClick: () => this.toggle(id),
-        })) : h('p', { class: 'muted' }, playing ? '' : 'No cards in hand.')),
+        })) : h('p', { class: 'muted' }, playing ? '' : t('hand.empty'))),
       playing ? h('div', { class: 'controls' },
-        h('div', { class: 'sort', role: 'group', 'aria-label': 'Sort the hand' },
-          h('span', { class: 'small muted' }, 'Sort'),
+        h('div', { class: 'sort', role: 'group', 'aria-label': t('hand.sort_label') },
+          h('span', { class: 'small muted' }, t('hand.sort')),
           h('button', {
             type: 'button', class: 'btn btn-small btn-toggle', testid: 'btn-sort-suit',
             'aria-pressed': this.sortMode === 'suit' ? 'true' : 'false', onclick: () => this.setSort('suit'),
-          }, 'Suit'),
+          }, t('hand.sort_suit')),
           h('button', {
             type: 'button', class: 'btn btn-small btn-toggle', testid: 'btn-sort-rank',
             'aria-pressed': this.sortMode === 'rank' ? 'true' : 'false', onclick: () => this.setSort('rank'),
-          }, 'Rank')),
+          }, t('hand.sort_rank'))),
         h('div', { class: 'actions' },
-          h('button', {
-            type: 'button', class: 'btn btn-primary', testid: 'btn-meld', disabled: !canMeld,
+          whyButton(this, h('button', {
+            type: 'button', class: 'btn btn-primary', testid: 'btn-meld', disabled: !!meldWhy,
             onclick: () => this.meld(),
-          }, count >= 3 ? `Meld ${count}` : 'Meld'),
-          h('button', {
-            type: 'button', class: 'btn btn-accent', testid: 'btn-discard', disabled: !canDiscard,
+          }, count >= 3 ? t('btn.meld_n', { n: count }) : t('btn.meld')), meldWhy),
+          whyButton(this, h('button', {
+            type: 'button', class: 'btn btn-accent', testid: 'btn-discard', disabled: !!discardWhy,
             onclick: () => this.discard(),
-          }, 'Discard'))) : null,
-      playing ? h('p', { class: 'hint', testid: 'hint' }, this.hintText()) : null,
+          }, t('btn.discard')), discardWhy))) : null,
+      playing ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
       this.errorLine());
   }
 
@@ -594,57 +620,88 @@ export class BasicRummyTable {
     }, this.error || '');
   }
 
+  /**
+   * Why Meld can't be pressed now (null: it can). Only for moves that are
+   * always refused now: not your turn, not drawn yet, too few cards.
+   */
+  meldWhy() {
+    const v = this.view;
+    const count = this.selected.size;
+    if (this.busy) return t('why.busy');
+    if (!this.myTurn) return t('why.not_your_turn');
+    if (v.step === 'draw') return t('why.meld_draw_first');
+    if (v.can_meld === false) return t('why.one_meld_per_turn');
+    if (count < 3) return t('why.meld_three');
+    return null;
+  }
+
+  /** Why Discard can't be pressed now (null: it can). */
+  discardWhy() {
+    const v = this.view;
+    const [id] = [...this.selected];
+    if (this.busy) return t('why.busy');
+    if (!this.myTurn) return t('why.not_your_turn');
+    if (v.step === 'draw') return t('why.discard_draw_first');
+    if (this.selected.size !== 1) return t('why.discard_one');
+    if (id === v.must_not_discard) return t('why.discard_just_taken', { card: cardLabel(id) });
+    return null;
+  }
+
   statusText() {
     const v = this.view;
     if (v.phase === 'playing') {
       if (this.myTurn) return this.myTurnText();
       const seat = this.seat(v.turn);
-      if (!seat) return 'Playing…';
-      return seat.bot ? `${displayName(seat) || 'The bot'} is thinking…` : `Waiting for ${displayName(seat)}…`;
+      if (!seat) return t('status.playing');
+      return this.waitingFor(seat);
     }
     if (v.phase === 'deal_over' || v.phase === 'game_over') {
       const r = v.result;
       if (v.phase === 'game_over') return this.gameOverText();
-      if (!r) return 'The deal is over.';
+      if (!r) return t('status.deal_over');
       return this.dealOverText(r);
     }
     return '';
   }
 
+  /** While someone else plays: "Waiting for Ana…", a bot thinking, or a bot standing in for an away player. */
+  waitingFor(seat) {
+    const name = displayName(seat);
+    if (seat.bot) return t('status.bot_thinking', { name: name || t('tag.bot') });
+    if (seat.away) return t('status.bot_standing_in', { name });
+    return t('status.waiting_for', { name });
+  }
+
   /** The status line on your turn. */
   myTurnText() {
-    return this.view.step === 'draw'
-      ? 'Your turn: draw from the stock or take the top discard.'
-      : 'Your turn: meld or lay off if you can, then discard.';
+    return this.view.step === 'draw' ? t('br.turn_draw') : t('br.turn_play');
   }
 
   gameOverText() {
-    return `Game over. ${this.winnersText()}`;
+    return `${t('status.game_over')} ${this.winnersText()}`;
   }
 
   /** The status line once deal `r` (the view's result) is over. */
   dealOverText(r) {
-    if (r.void) return `Deal ${r.deal} is void: nobody scores.`;
-    return `${this.nameOf(r.winner)} went out${r.rummy ? ' with rummy' : ''}: +${r.points} points.`;
+    if (r.void) return t('br.deal_void', { n: r.deal });
+    return t(this.about(r.winner, r.rummy ? 'br.went_out_rummy' : 'br.went_out'), { name: this.nameOf(r.winner), points: r.points });
   }
 
   hintText() {
     const v = this.view;
-    if (!this.myTurn) return this.selected.size ? `${this.selected.size} selected` : '';
-    if (v.step === 'draw') return 'Click the stock or the top discard to draw.';
+    if (!this.myTurn) return this.selected.size ? t('hint.n_selected', { n: this.selected.size }) : '';
+    if (v.step === 'draw') return t('br.hint_draw');
     const n = this.selected.size;
     const melds = this.allMelds().length;
-    if (n === 0) return 'Select cards to meld, or one card to lay off or discard.';
+    if (n === 0) return t('br.hint_select');
     if (n === 1) {
       const [id] = [...this.selected];
-      if (id === v.must_not_discard) {
-        return `${cardLabel(id)} was just taken from the discard pile: it cannot be discarded this turn.`;
-      }
-      return melds ? `Discard ${cardLabel(id)}, or click a meld to lay it off.` : `Discard ${cardLabel(id)}?`;
+      if (id === v.must_not_discard) return t('why.discard_just_taken', { card: cardLabel(id) });
+      return melds ? t('br.hint_discard_or_lay_off', { card: cardLabel(id) }) : t('hint.discard_q', { card: cardLabel(id) });
     }
-    if (n === 2) return 'A meld needs at least three cards.';
-    if (v.can_meld === false) return 'You have already laid down a meld this turn.';
-    return `Meld these ${n} cards?`;
+    if (n === 2) return t('why.meld_three');
+    if (v.can_meld === false) return t('why.one_meld_per_turn');
+    return t('hint.meld_n_q', { n });
   }
 
   winnersText() {
@@ -652,12 +709,12 @@ export class BasicRummyTable {
   }
 
   /** "You win!", "Ana wins.", "Ana and Budi share the win." */
-  winnersSentence({ you = 'You win!', wins = 'wins' } = {}) {
+  winnersSentence({ you = t('win.you'), wins = 'win.one' } = {}) {
     const winners = this.view.winners || [];
     if (!winners.length) return '';
     const names = winners.map((s) => this.nameOf(s));
-    if (winners.length === 1) return winners[0] === this.you ? you : `${names[0]} ${wins}.`;
-    return `${names.join(' and ')} share the win.`;
+    if (winners.length === 1) return winners[0] === this.you ? you : t(wins, { name: names[0] });
+    return t('win.shared', { names: listText(names) });
   }
 
   resultPanel() {
@@ -668,16 +725,18 @@ export class BasicRummyTable {
     const ranking = [...seats].sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
     return h('section', { class: cls('result', over && 'is-final'), testid: 'result', role: 'status' },
       r ? [
-        h('h2', null, r.void ? `Deal ${r.deal}: void` : `Deal ${r.deal}: ${this.nameOf(r.winner)} went out`),
+        h('h2', null, r.void ? t('br.result_void_title', { n: r.deal })
+          : t(this.about(r.winner, 'result.went_out_title'), { n: r.deal, name: this.nameOf(r.winner) })),
         r.void
-          ? h('p', { class: 'muted' }, 'The stock and the discard pile ran out: nobody scores.')
+          ? h('p', { class: 'muted' }, t('br.result_void_text'))
           : h('p', { class: 'result-points' },
-            h('span', { testid: 'result-points' }, `+${r.points} points`),
-            r.rummy ? h('span', { class: 'badge badge-rummy', testid: 'rummy' }, 'Rummy · doubled') : null),
+            h('span', { testid: 'result-points' }, t('result.plus_points', { n: r.points })),
+            r.rummy ? h('span', { class: 'badge badge-rummy', testid: 'rummy' }, t('br.rummy_doubled')) : null),
+        r.void ? null : h('p', { class: 'muted small' }, t('br.result_explain')),
         h('div', { class: 'result-table-wrap' },
           h('table', { class: 'result-hands' },
-            h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', null, 'Cards left'),
-              h('th', { class: 'num' }, 'Value'))),
+            h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', null, t('col.cards_left')),
+              h('th', { class: 'num' }, t('col.value')))),
             h('tbody', null, seats.map((s) => {
               const cards = bySeat(r.hands, s.seat) || [];
               const value = bySeat(r.hand_values, s.seat);
@@ -685,16 +744,16 @@ export class BasicRummyTable {
                 h('td', null, this.nameOf(s.seat)),
                 h('td', null, cards.length
                   ? h('span', { class: 'result-cards' }, sortCards(cards, 'suit').map((c) => cardElement(c)))
-                  : h('span', { class: 'muted small' }, s.seat === r.winner ? 'out!' : '—')),
+                  : h('span', { class: 'muted small' }, s.seat === r.winner ? t('result.out') : '—')),
                 h('td', { class: 'num' }, value ?? '—'));
             }))))] : null,
-      over ? this.gameOverBox(ranking) : this.nextDealBox('Next deal'));
+      over ? this.gameOverBox(ranking) : this.nextDealBox(t('btn.next_deal')));
   }
 
   /** The final standings (highest score first) and the way back to the lobby. */
   gameOverBox(ranking, { markYou = false } = {}) {
     return h('div', { class: 'game-over', testid: 'game-over' },
-      h('h3', null, this.winnersText() || 'Game over'),
+      h('h3', null, this.winnersText() || t('phase.game_over')),
       h('ol', { class: 'standings' }, ranking.map((s) => h('li', markYou ? { class: cls(s.seat === this.you && 'is-you') } : null,
         h('span', null, this.nameOf(s.seat)), h('strong', null, `${s.score ?? 0}`)))),
       this.lobbyButton());
@@ -703,7 +762,7 @@ export class BasicRummyTable {
   lobbyButton() {
     return h('button', {
       type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
-    }, 'Back to the lobby');
+    }, t('common.back_to_lobby'));
   }
 
   /** Between deals: an optional note and, for a seated player, the next-deal button. */
@@ -724,22 +783,28 @@ export class BasicRummyTable {
     const deals = v.options?.deals;
     const leader = Math.max(...seats.map((s) => s.score ?? 0));
     return h('section', { class: 'panel scores', testid: 'scores' },
-      h('h2', null, 'Scores'),
-      h('p', { class: 'muted small' },
-        [deals ? `${deals} deal${deals === 1 ? '' : 's'}` : null, target ? `first to ${target}` : null]
-          .filter(Boolean).join(' or ') || 'Open-ended match'),
+      h('h2', null, t('scores.title')),
+      h('p', { class: 'muted small' }, this.matchLength(deals, target, 'scores.open_match')),
       h('div', { class: 'scores-wrap' },
         h('table', { class: 'score-table' },
-          this.scoreHead('Deal', seats),
+          this.scoreHead(t('col.deal'), seats),
           h('tbody', null, results.length
             ? results.map((r) => h('tr', { class: cls(r.void && 'is-void') },
               h('th', { scope: 'row' }, r.deal ?? ''),
               seats.map((s) => h('td', { class: 'num' },
                 r.void ? '·' : s.seat === r.winner
-                  ? h('span', { class: 'won' }, `+${r.points}`, r.rummy ? h('sup', { title: 'Rummy: doubled' }, '×2') : null)
+                  ? h('span', { class: 'won' }, `+${r.points}`, r.rummy ? h('sup', { title: t('br.rummy_doubled_title') }, '×2') : null)
                   : '–'))))
-            : this.noScoresRow(seats, 'No deal finished yet.')),
+            : this.noScoresRow(seats, t('scores.none_yet'))),
           this.scoreTotals(seats, (s) => (s.score ?? 0) === leader && leader > 0))));
+  }
+
+  /** "3 deals or first to 100", "Open-ended match". */
+  matchLength(deals, target, none) {
+    if (deals && target) return t('scores.deals_or_target', { n: deals, target });
+    if (deals) return t('table.n_deals', { n: deals });
+    if (target) return t('scores.first_to', { target });
+    return t(none);
   }
 
   /** The seats, by seat number. */
@@ -756,14 +821,15 @@ export class BasicRummyTable {
   dealProgress() {
     const v = this.view;
     const deals = v.options?.deals;
-    return v.phase !== 'waiting' && v.deal ? `Deal ${v.deal}${deals ? ` of ${deals}` : ''}` : (deals ? plural(deals, 'deal') : 'Table');
+    if (v.phase !== 'waiting' && v.deal) return deals ? t('table.deal_n_of', { n: v.deal, total: deals }) : t('table.deal_n', { n: v.deal });
+    return deals ? t('table.n_deals', { n: deals }) : t('table.table');
   }
 
   /** The score table's head: `label` over the rows, then a column per seat. */
   scoreHead(label, seats) {
     return h('thead', null, h('tr', null, h('th', { scope: 'col' }, label),
       seats.map((s) => h('th', { scope: 'col', class: 'num', title: s.name || '' },
-        s.seat === this.you ? 'You' : this.nameOf(s.seat)))));
+        s.seat === this.you ? t('common.you') : this.nameOf(s.seat)))));
   }
 
   noScoresRow(seats, text) {
@@ -772,7 +838,7 @@ export class BasicRummyTable {
 
   /** The score table's foot: each seat's total, `isLeader(seat)` marking the leaders. */
   scoreTotals(seats, isLeader) {
-    return h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, 'Total'),
+    return h('tfoot', null, h('tr', null, h('th', { scope: 'row' }, t('col.total')),
       seats.map((s) => h('td', {
         class: cls('num', isLeader(s) && 'is-leader'), testid: `total-${s.seat}`,
       }, String(s.score ?? 0)))));
@@ -780,12 +846,12 @@ export class BasicRummyTable {
 
   logPanel() {
     return h('section', { class: 'panel log' },
-      h('h2', null, 'Table log'),
+      h('h2', null, t('log.title')),
       h('ol', { class: 'log-list', testid: 'log', 'aria-live': 'polite' }, this.logItems()));
   }
 
   logItems() {
-    if (!this.events.length) return [h('li', { class: 'muted small' }, 'Moves will appear here.')];
+    if (!this.events.length) return [h('li', { class: 'muted small' }, t('log.empty'))];
     return this.events.map(({ event }) => h('li', { dataset: { kind: event.kind } }, this.describe(event)));
   }
 
@@ -793,45 +859,43 @@ export class BasicRummyTable {
     const who = this.nameOf(ev.seat);
     switch (ev.kind) {
       case 'joined':
-        return `${ev.name || who} joined${ev.role === 'spectator' ? ' to watch' : ''}.`;
+        return t(ev.role === 'spectator' ? 'log.joined_watch' : 'log.joined', { name: ev.name || who });
       case 'left':
-        return `${ev.name || who} left.`;
+        return t('log.left', { name: ev.name || who });
       case 'bot_added':
-        return `${String(ev.name || 'A bot').replace(/\s*\(bot\)$/i, '')} sat down (bot).`;
+        return t('log.bot_added', { name: String(ev.name || t('tag.bot')).replace(/\s*\(bot\)$/i, '') });
       case 'reconnected':
-        return `${ev.name || who} is back.`;
+        return t('log.reconnected', { name: ev.name || who });
       case 'disconnected':
-        return `${who} lost the connection.`;
+        return t(this.about(ev.seat, 'log.disconnected'), { name: who });
       case 'away':
-        return ev.seat === this.you
-          ? 'You ran out of time: a bot plays for you.'
-          : `${who} ran out of time: a bot plays for them.`;
+        return ev.seat === this.you ? t('log.away_you') : t('log.away', { name: who });
       case 'back':
-        return `${who} took the seat back.`;
+        return t(this.about(ev.seat, 'log.back'), { name: who });
       case 'started':
-        return 'The game has started.';
+        return t('log.started');
       case 'deal_started':
-        return `Deal ${ev.deal} begins; ${this.nameOf(ev.dealer)} dealt.`;
+        return t(this.about(ev.dealer, 'log.deal_started'), { n: ev.deal, dealer: this.nameOf(ev.dealer) });
       case 'drew':
         return ev.from === 'discard'
-          ? [`${who} took `, cardText(ev.card), ' from the discard pile.']
-          : `${who} drew from the stock.`;
+          ? tn(this.about(ev.seat, 'log.took_discard'), { name: who, card: cardText(ev.card) })
+          : t(this.about(ev.seat, 'log.drew_stock'), { name: who });
       case 'stock_turned':
-        return 'The discard pile was turned over to make a new stock.';
+        return t('log.stock_turned');
       case 'melded':
-        return [`${who} melded `, ...cardList(ev.meld?.cards || ev.cards), '.'];
+        return tn(this.about(ev.seat, 'log.melded'), { name: who, cards: cardList(ev.meld?.cards || ev.cards) });
       case 'laid_off':
-        return [`${who} laid off `, cardText(ev.card), '.'];
+        return tn(this.about(ev.seat, 'log.laid_off'), { name: who, card: cardText(ev.card) });
       case 'discarded':
-        return [`${who} discarded `, cardText(ev.card), '.'];
+        return tn(this.about(ev.seat, 'log.discarded'), { name: who, card: cardText(ev.card) });
       case 'deal_over':
         return ev.void
-          ? `Deal ${ev.deal} is void.`
-          : `${this.nameOf(ev.winner)} went out${ev.rummy ? ' with rummy' : ''}: +${ev.points}.`;
+          ? t('log.deal_void', { n: ev.deal })
+          : t(this.about(ev.winner, ev.rummy ? 'log.went_out_rummy' : 'log.went_out'), { name: this.nameOf(ev.winner), points: ev.points });
       case 'game_over':
-        return 'Game over.';
+        return t('log.game_over');
       default:
-        return sentence(String(ev.kind || 'update').replace(/_/g, ' '));
+        return has(`log.kind.${ev.kind}`) ? t(`log.kind.${ev.kind}`) : t('log.update');
     }
   }
 
@@ -852,13 +916,13 @@ export class BasicRummyTable {
       const fill = clock.querySelector('.clock-fill');
       fill.style.width = `${Math.max(0, Math.min(1, left / this.clockSpan.total)) * 100}%`;
       clock.classList.toggle('is-low', left < 10_000);
-      clock.setAttribute('aria-label', `${Math.max(0, Math.ceil(left / 1000))} seconds left`);
+      clock.setAttribute('aria-label', t('clock.seconds_left', { n: Math.max(0, Math.ceil(left / 1000)) }));
     }
     const next = this.root.querySelector('[data-testid="next-deal-in"]');
     if (next) {
       if (v.next_deal_at) {
         const left = Number(v.next_deal_at) - now;
-        next.textContent = left > 0 ? `Next deal in ${Math.ceil(left / 1000)} s` : 'Dealing…';
+        next.textContent = left > 0 ? t('clock.next_deal_in', { n: Math.ceil(left / 1000) }) : t('clock.dealing');
       } else {
         next.textContent = '';
       }

@@ -3,12 +3,12 @@
 
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { h } from './dom.js';
-
-const TITLES = { remmi_demmi: 'Remmi Demmi', indonesian_remi: 'Indonesian Remi' };
+import { t } from './i18n.js';
+import { gameName } from './lobby.js';
 
 export class GenericTable extends BasicRummyTable {
   gameTitle() {
-    return TITLES[this.view?.game] || String(this.view?.game || 'Card game').replace(/_/g, ' ');
+    return this.view?.game ? gameName(this.view.game) : t('game.card_game');
   }
 
   playArea() {
@@ -16,7 +16,7 @@ export class GenericTable extends BasicRummyTable {
       h('div', { class: 'opponents' }, this.opponentSeats().map((s) => this.seatChip(s))),
       h('section', { class: 'me is-spectator' },
         h('p', { class: 'status', testid: 'status' },
-          'This game cannot be played in the browser yet: you can follow the seats, scores and moves.'),
+          t('generic.not_playable')),
         this.errorLine()),
     ];
   }
@@ -24,7 +24,7 @@ export class GenericTable extends BasicRummyTable {
   scoresPanel() {
     const seats = [...(this.view.seats || [])].sort((a, b) => a.seat - b.seat);
     return h('section', { class: 'panel scores', testid: 'scores' },
-      h('h2', null, 'Scores'),
+      h('h2', null, t('scores.title')),
       h('ul', { class: 'standings' }, seats.map((s) => h('li', null,
         h('span', null, this.nameOf(s.seat)), h('strong', null, String(s.score ?? 0))))));
   }

@@ -14,7 +14,9 @@
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { h } from './dom.js';
-import { bySeat, cls, plural, renderTable, signed } from './ui.js';
+import { bySeat, cls, renderTable, signed } from './ui.js';
+import { t, tn } from './i18n.js';
+import { whyButton } from './table_basic_rummy.js';
 
 const TAKE_DEPTH = 3;
 const SEQUENCES = ['23456789T', 'JQK'];
@@ -129,9 +131,6 @@ export class IndonesianRemiTable extends BasicRummyTable {
     this.closing = false; // choosing the closing card
   }
 
-  gameTitle() {
-    return 'Indonesian Remi';
-  }
 
   update(view, version) {
     const previous = this.view;
@@ -152,8 +151,8 @@ export class IndonesianRemiTable extends BasicRummyTable {
       const target = v.options?.target;
       line.textContent = [
         this.dealProgress(),
-        target ? `to ${target} points` : null,
-        v.room?.spectators ? `${v.room.spectators} watching` : null,
+        target ? t('table.to_points', { n: target }) : null,
+        v.room?.spectators ? t('common.watching', { n: v.room.spectators }) : null,
       ].filter(Boolean).join(' · ');
     }
     return head;
@@ -209,7 +208,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
   closeWith(card) {
     const melds = this.closers().get(card);
     if (!melds) {
-      this.showError(`${cardLabel(card)} cannot be the closing card: the other cards do not all form melds.`);
+      this.showError(t('ir.not_closing_card', { card: cardLabel(card) }));
       return;
     }
     this.closing = false;
@@ -234,14 +233,13 @@ export class IndonesianRemiTable extends BasicRummyTable {
       const ok = options.has(el.dataset.card);
       el.classList.toggle('is-closer', ok);
       el.classList.toggle('is-dimmed', !ok);
-      if (ok) el.setAttribute('aria-label', `${el.getAttribute('aria-label')}: close with this card`);
+      if (ok) el.setAttribute('aria-label', t('ir.close_with_label', { card: el.getAttribute('aria-label') }));
     }
     return tree;
   }
 
   render() {
-    const title = `${this.myTurn ? '● Your turn · ' : ''}${this.gameTitle()} · Kartu`;
-    if (!renderTable(this, { title })) super.render();
+    if (!renderTable(this, { title: this.pageTitle() })) super.render();
   }
 
   centre() {
@@ -252,21 +250,20 @@ export class IndonesianRemiTable extends BasicRummyTable {
     const top = discard.slice(-TAKE_DEPTH);
     const hidden = discard.length - top.length;
     const stockCount = v.stock_count ?? 0;
-    const turnName = v.phase === 'playing' && v.turn !== null && v.turn !== undefined
-      ? (v.turn === this.you ? 'Your turn' : `${this.nameOf(v.turn)}'s turn`) : null;
+    const turnName = this.turnName();
     return h('div', { class: 'centre' },
       h('div', { class: 'pile' },
         h('button', {
           type: 'button', class: cls('pile-button stock', canDraw && !this.taking && 'is-live'), testid: 'stock',
           disabled: !canDraw, onclick: () => this.draw(),
-          'aria-label': `Stock, ${stockCount} cards${canDraw ? ': draw a card' : ''}`,
+          'aria-label': canDraw ? t('pile.stock_draw', { n: stockCount }) : t('pile.stock_label', { n: stockCount }),
         },
-        stockCount ? cardElement(null, { faceDown: true }) : h('span', { class: 'card-slot' }, 'empty'),
+        stockCount ? cardElement(null, { faceDown: true }) : h('span', { class: 'card-slot' }, t('pile.empty')),
         h('span', { class: 'count', testid: 'stock-count' }, String(stockCount))),
-        h('span', { class: 'pile-label' }, 'Stock')),
+        h('span', { class: 'pile-label' }, t('pile.stock'))),
       h('div', { class: 'pile pile-discard ir-pile' },
         h('div', { class: 'ir-discard', testid: 'discard' },
-          hidden > 0 ? h('span', { class: 'ir-buried', title: `${hidden} more below` }, `+${hidden}`) : null,
+          hidden > 0 ? h('span', { class: 'ir-buried', title: t('ir.more_below', { n: hidden }) }, `+${hidden}`) : null,
           top.length ? top.map((id, i) => {
             const live = canDraw && takeable.has(id);
             const isTop = i === top.length - 1;
@@ -275,11 +272,11 @@ export class IndonesianRemiTable extends BasicRummyTable {
               class: cls('pile-button ir-take', live && 'is-live', this.taking === id && 'is-taking'),
               testid: `take-${id}`, disabled: !live, dataset: { card: id, top: isTop ? 'true' : null },
               'aria-pressed': this.taking === id ? 'true' : 'false',
-              'aria-label': `${parseCard(id)?.name || id}${live ? ': take it into a new meld' : ''}`,
+              'aria-label': live ? t('ir.take_label', { card: parseCard(id)?.name || id }) : parseCard(id)?.name || id,
               onclick: () => this.chooseTake(id),
             }, cardElement(id));
-          }) : h('span', { class: 'card-slot', testid: 'discard-empty' }, 'empty')),
-        h('span', { class: 'pile-label' }, `Discard${discard.length ? ` · ${discard.length}` : ''} · top 3 takeable`)),
+          }) : h('span', { class: 'card-slot', testid: 'discard-empty' }, t('pile.empty'))),
+        h('span', { class: 'pile-label' }, `${t('pile.discard')}${discard.length ? ` · ${discard.length}` : ''} · ${t('ir.top_takeable', { n: TAKE_DEPTH })}`)),
       this.turnBox(turnName));
   }
 
@@ -295,13 +292,13 @@ export class IndonesianRemiTable extends BasicRummyTable {
       melds.length
         ? owners.map((owner) => h('div', { class: 'meld-group', dataset: { owner } },
           h('span', { class: 'meld-owner' }, this.nameOf(owner),
-            this.seat(owner)?.has_sequence ? h('span', { class: 'tag tag-seq', title: 'Has a sequence: may lay sets' }, 'seq') : null),
+            this.seat(owner)?.has_sequence ? h('span', { class: 'tag tag-seq', title: t('ir.seq_title') }, t('ir.seq_tag')) : null),
           h('div', { class: 'meld-row' }, melds.filter((m) => m.owner === owner).map((m) => h('div', {
             class: cls('meld', this.freshMelds.has(String(m.id)) && 'is-fresh'),
             testid: `meld-${m.id}`, dataset: { meld: m.id, kind: m.kind },
-            'aria-label': `${m.kind === 'set' ? 'Set' : 'Sequence'}: ${m.cards.map(cardLabel).join(' ')}`,
+            'aria-label': t(m.kind === 'set' ? 'meld.set_label' : 'ir.sequence_label', { cards: m.cards.map(cardLabel).join(' ') }),
           }, m.cards.map((c) => cardElement(c)))))))
-        : h('p', { class: 'melds-empty' }, v.phase === 'playing' ? 'No melds on the table yet. Nothing can be added to a meld once laid.' : ''));
+        : h('p', { class: 'melds-empty' }, v.phase === 'playing' ? t('ir.no_melds') : ''));
   }
 
   myArea() {
@@ -313,65 +310,80 @@ export class IndonesianRemiTable extends BasicRummyTable {
     const meldButton = actions.querySelector('[data-testid="btn-meld"]');
     if (meldButton) {
       const taking = this.taking && this.myTurn && v.step === 'draw';
-      const canMeld = this.myTurn && !this.busy && !this.closing
-        && (taking ? count >= 2 : v.step === 'play' && count >= 3);
-      meldButton.disabled = !canMeld;
       meldButton.textContent = taking
-        ? `Meld ${cardLabel(this.taking)}${count ? ` + ${count}` : ''}`
-        : (count >= 3 ? `Meld ${count}` : 'Meld');
+        ? (count ? t('ir.meld_taking_n', { card: cardLabel(this.taking), n: count }) : t('ir.meld_taking', { card: cardLabel(this.taking) }))
+        : (count >= 3 ? t('btn.meld_n', { n: count }) : t('btn.meld'));
+      const why = this.irMeldWhy(taking, count);
+      const slot = meldButton.closest('.why-wrap') || meldButton;
+      meldButton.disabled = false;
+      meldButton.removeAttribute('title');
+      meldButton.removeAttribute('aria-description');
+      slot.replaceWith(whyButton(this, meldButton, why));
     }
-    const discardButton = actions.querySelector('[data-testid="btn-discard"]');
-    if (discardButton && (this.closing || v.step !== 'play')) discardButton.disabled = true;
     if (v.can_close) {
       actions.append(h('button', {
         type: 'button', class: cls('btn btn-close', this.closing && 'is-armed'), testid: 'btn-close',
         disabled: this.busy, 'aria-pressed': this.closing ? 'true' : 'false',
         onclick: () => this.startClose(),
-      }, this.closing ? 'Cancel close' : 'Close'));
+      }, this.closing ? t('ir.cancel_close') : t('ir.close')));
     }
     return area;
   }
 
+  /** Why Meld can't be pressed (null: it can): taking a discard needs two hand cards, a meld three. */
+  irMeldWhy(taking, count) {
+    const v = this.view;
+    if (this.busy) return t('why.busy');
+    if (!this.myTurn) return t('why.not_your_turn');
+    if (this.closing) return t('ir.why_closing');
+    if (taking) return count >= 2 ? null : t('ir.why_take_two', { card: cardLabel(this.taking) });
+    if (v.step === 'draw') return t('ir.why_meld_draw_first');
+    return count >= 3 ? null : t('why.meld_three');
+  }
+
+  discardWhy() {
+    if (this.closing) return t('ir.why_closing');
+    return super.discardWhy();
+  }
+
   myTurnText() {
-    if (this.closing) return 'Close: tap the closing card.';
-    return this.view.step === 'draw'
-      ? 'Your turn: tap the stock, or a top-three discard to meld it.'
-      : 'Your turn: lay down melds if you like, then discard.';
+    if (this.closing) return t('ir.turn_closing');
+    return this.view.step === 'draw' ? t('ir.turn_draw') : t('ir.turn_play');
   }
 
   dealOverText(r) {
     return r.ended === 'closed' || (r.winner !== null && r.winner !== undefined)
-      ? `${this.nameOf(r.winner)} closed with ${cardLabel(r.closing_card)}: +${r.bonus}.`
-      : 'The stock ran out: everyone scores their cards.';
+      ? t(this.about(r.winner, 'ir.closed_with'), { name: this.nameOf(r.winner), card: cardLabel(r.closing_card), bonus: r.bonus })
+      : t('ir.stock_ran_out');
   }
 
   hintText() {
     const v = this.view;
-    if (!this.myTurn) return this.selected.size ? `${this.selected.size} selected` : '';
+    if (!this.myTurn) return this.selected.size ? t('hint.n_selected', { n: this.selected.size }) : '';
     const n = this.selected.size;
     if (this.closing) {
       const options = [...this.closers().keys()];
       return options.length
-        ? `Closing cards: ${options.map(cardLabel).join(' ')}. The others are laid down in melds.`
-        : 'No card closes this hand.';
+        ? t('ir.hint_closing_cards', { cards: options.map(cardLabel).join(' ') })
+        : t('ir.hint_no_closer');
     }
     if (v.step === 'draw') {
       if (this.taking) {
         return n >= 2
-          ? `Meld ${cardLabel(this.taking)} with these ${n} cards?`
-          : `Tap the hand cards that meld with ${cardLabel(this.taking)} (at least two), then Meld.`;
+          ? t('ir.hint_take_meld_q', { card: cardLabel(this.taking), n })
+          : t('ir.hint_take_pick', { card: cardLabel(this.taking) });
       }
-      return 'Tap the stock to draw, or one of the top three discards to take it into a meld.';
+      return t('ir.hint_draw');
     }
-    if (v.can_close && n === 0) return 'You can close! Tap Close, then the closing card.';
-    if (n === 0) return 'Select cards to meld, or one card to discard.';
-    if (n === 1) return `Discard ${cardLabel([...this.selected][0])}?`;
-    if (n === 2) return 'A meld needs at least three cards.';
+    if (v.can_close && n === 0) return t('ir.hint_can_close');
+    if (n === 0) return t('ir.hint_select');
+    if (n === 1) return t('hint.discard_q', { card: cardLabel([...this.selected][0]) });
+    if (n === 2) return t('why.meld_three');
     const chosen = (v.hand || []).filter((c) => this.selected.has(c));
     const kind = meldKind(chosen);
-    if (!kind) return 'These cards are not a meld.';
-    if (kind === 'set' && !this.hasSequence) return 'A set needs a sequence of yours on the table first.';
-    return `Meld this ${kind === 'run' ? 'sequence' : 'set'}?`;
+    if (!kind) return t('ir.hint_not_meld');
+    if (kind === 'set' && !this.hasSequence) return t('ir.hint_set_needs_sequence');
+    return t(kind === 'run' ? 'ir.hint_meld_sequence_q' : 'ir.hint_meld_set_q');
   }
 
   resultPanel() {
@@ -384,16 +396,18 @@ export class IndonesianRemiTable extends BasicRummyTable {
     return h('section', { class: cls('result', 'ir-result', over && 'is-final'), testid: 'result', role: 'status' },
       r ? [
         h('h2', null, closed
-          ? `Deal ${r.deal}: ${this.nameOf(r.winner)} closed`
-          : `Deal ${r.deal}: the stock ran out`),
-        closed ? h('p', { class: 'result-points' }, 'Closing card ', h('span', { class: 'ir-closer' }, cardElement(r.closing_card)),
+          ? t(this.about(r.winner, 'ir.result_closed_title'), { n: r.deal, name: this.nameOf(r.winner) })
+          : t('ir.result_stock_title', { n: r.deal })),
+        closed ? h('p', { class: 'result-points' }, `${t('ir.closing_card')} `, h('span', { class: 'ir-closer' }, cardElement(r.closing_card)),
           h('span', { testid: 'close-bonus' }, ` +${r.bonus}`)) : null,
+        h('p', { class: 'muted small ir-explain', testid: 'result-explain' },
+          t(v.options?.hand_melds_count === false ? 'ir.explain_table_only' : 'ir.explain'), ' ', t('ir.explain_sets')),
         h('div', { class: 'result-table-wrap' },
           h('table', { class: 'result-hands ir-breakdown fan-cards' },
-            h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', null, 'Melds'),
-              h('th', null, 'Minus'), h('th', { class: 'num' }, 'Deal'), h('th', { class: 'num col-total' }, 'Total'))),
+            h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', null, t('col.melds')),
+              h('th', null, t('col.minus')), h('th', { class: 'num' }, t('col.deal')), h('th', { class: 'num col-total' }, t('col.total')))),
             h('tbody', null, seats.map((s) => this.breakdownRow(s, r)))))] : null,
-      over ? this.gameOverBox(ranking, { markYou: true }) : this.nextDealBox('Next deal'));
+      over ? this.gameOverBox(ranking, { markYou: true }) : this.nextDealBox(t('btn.next_deal')));
   }
 
   breakdownRow(s, r) {
@@ -413,19 +427,30 @@ export class IndonesianRemiTable extends BasicRummyTable {
     const meldCards = (melds, where) => melds.map((m) => h('span', { class: cls('result-cards ir-meld', where) },
       m.cards.map((c) => cardElement(c))));
     return h('tr', { class: cls(closer && 'is-winner'), testid: `result-row-${s.seat}` },
-      h('td', null, this.nameOf(s.seat), closer ? h('span', { class: 'badge badge-closed' }, 'closed') : null),
+      h('td', null, this.nameOf(s.seat), closer ? h('span', { class: 'badge badge-closed' }, t('ir.closed_badge')) : null),
       h('td', null,
         h('div', { class: 'ir-melds' }, meldCards(b.table_melds || [], 'on-table'), meldCards(b.hand_melds || [], 'in-hand')),
         h('span', { class: 'small muted' },
-          (b.table_melds || []).length ? `table +${b.table_points}` : 'nothing laid',
-          b.hand_points ? ` · in hand +${b.hand_points}` : '',
-          b.bonus ? ` · close +${b.bonus}` : '')),
+          (b.table_melds || []).length ? t('ir.on_table_points', { n: b.table_points }) : t('ir.nothing_laid'),
+          b.hand_points ? ` · ${t('ir.in_hand_points', { n: b.hand_points })}` : '',
+          b.bonus ? ` · ${t('ir.close_points', { n: b.bonus })}` : '',
+          this.setsWithoutSequence(b) ? ` · ${t('ir.sets_minus_no_sequence')}` : '')),
       h('td', null, (b.minus_cards || []).length
         ? [h('span', { class: 'result-cards' }, sortCards(b.minus_cards, 'suit').map((c) => cardElement(c))),
           h('span', { class: 'small muted' }, ` −${b.minus_points}`)]
         : h('span', { class: 'muted small' }, '—')),
       h('td', { class: cls('num', points > 0 && 'won', points < 0 && 'lost'), testid: `deal-points-${s.seat}` }, signed(points)),
       h('td', { class: 'num col-total' }, String(total)));
+  }
+
+  /** Whether this seat's minus cards hold a set that counted minus for want of a sequence (IR-16). */
+  setsWithoutSequence(b) {
+    const seq = [...(b.table_melds || []), ...(b.hand_melds || [])].some((m) => meldKind(m.cards || []) === 'run');
+    if (seq) return false;
+    const minus = b.minus_cards || [];
+    const ranks = new Map();
+    for (const c of minus) ranks.set(c[0], (ranks.get(c[0]) || 0) + 1);
+    return [...ranks.values()].some((n) => n >= 3);
   }
 
   scoresPanel() {
@@ -436,22 +461,20 @@ export class IndonesianRemiTable extends BasicRummyTable {
     const target = v.options?.target;
     const best = Math.max(...seats.map((s) => s.score ?? 0));
     return h('section', { class: 'panel scores', testid: 'scores' },
-      h('h2', null, 'Scores'),
-      h('p', { class: 'muted small' },
-        [deals ? plural(deals, 'deal') : null, target ? `first to ${target}` : null]
-          .filter(Boolean).join(' or ') || 'Open-ended game'),
+      h('h2', null, t('scores.title')),
+      h('p', { class: 'muted small' }, this.matchLength(deals, target, 'scores.open_game')),
       h('div', { class: 'scores-wrap' },
         h('table', { class: 'score-table' },
-          this.scoreHead('Deal', seats),
+          this.scoreHead(t('col.deal'), seats),
           h('tbody', null, results.length
             ? results.map((r) => h('tr', null,
               h('th', { scope: 'row' }, r.deal ?? '', r.winner !== null && r.winner !== undefined
-                ? h('sup', { title: `${this.nameOf(r.winner)} closed` }, 'C') : null),
+                ? h('sup', { title: t(this.about(r.winner, 'ir.closed_title'), { name: this.nameOf(r.winner) }) }, t('ir.closed_mark')) : null),
               seats.map((s) => {
                 const p = bySeat(r.points, s.seat) ?? 0;
                 return h('td', { class: cls('num', s.seat === r.winner && 'won', p < 0 && 'lost') }, signed(p));
               })))
-            : this.noScoresRow(seats, 'No deal finished yet.')),
+            : this.noScoresRow(seats, t('scores.none_yet'))),
           this.scoreTotals(seats, (s) => (s.score ?? 0) === best && results.length))));
   }
 
@@ -459,16 +482,18 @@ export class IndonesianRemiTable extends BasicRummyTable {
     const who = this.nameOf(ev.seat);
     switch (ev.kind) {
       case 'took':
-        return [`${who} took ${cardLabel(ev.card)}${(ev.above || []).length ? ` (and ${plural(ev.above.length, 'card')} above it)` : ''} and melded `,
-          (ev.meld?.cards || []).map(cardLabel).join(' '), '.'];
+        return tn(this.about(ev.seat, (ev.above || []).length ? 'ir.log_took_above' : 'ir.log_took'), {
+          name: who, card: cardLabel(ev.card), n: (ev.above || []).length,
+          cards: (ev.meld?.cards || []).map(cardLabel).join(' '),
+        });
       case 'closed':
-        return `${who} closed with ${cardLabel(ev.card)}: +${ev.bonus}!`;
+        return t(this.about(ev.seat, 'ir.log_closed'), { name: who, card: cardLabel(ev.card), bonus: ev.bonus });
       case 'stock_out':
-        return 'The stock is empty: the deal ends.';
+        return t('ir.log_stock_out');
       case 'deal_over':
         return ev.winner !== null && ev.winner !== undefined
-          ? `Deal ${ev.deal} over: ${this.nameOf(ev.winner)} closed.`
-          : `Deal ${ev.deal} over: the stock ran out.`;
+          ? t(this.about(ev.winner, 'ir.log_deal_closed'), { n: ev.deal, name: this.nameOf(ev.winner) })
+          : t('ir.log_deal_stock', { n: ev.deal });
       default:
         return super.describe(ev);
     }

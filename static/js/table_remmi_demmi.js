@@ -16,18 +16,30 @@
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardShell, installSprite, sortByKey, symbolsMarkup } from './cards.js';
 import { esc, formatClock, h } from './dom.js';
-import { cls, plural, renderTable, signed } from './ui.js';
+import { cls, renderTable, signed } from './ui.js';
+import { has, t } from './i18n.js';
+import { whyButton } from './table_basic_rummy.js';
 
+// Names in the player's language: `rd.colour.<O|P|G>`, `rd.figure.<R|J|L>`.
 export const COLOURS = {
-  O: { name: 'orange', fill: '#ef7d1a', deep: '#a94e05' },
-  P: { name: 'purple', fill: '#8a48b8', deep: '#55206f' },
-  G: { name: 'green', fill: '#2f9b58', deep: '#146233' },
+  O: { fill: '#ef7d1a', deep: '#a94e05' },
+  P: { fill: '#8a48b8', deep: '#55206f' },
+  G: { fill: '#2f9b58', deep: '#146233' },
 };
-export const FIGURES = {
-  R: { name: 'running' },
-  J: { name: 'jumping' },
-  L: { name: 'lying' },
+export const FIGURES = { R: {}, J: {}, L: {} };
+const colourName = (c) => t(`rd.colour.${c}`);
+const figureName = (f) => t(`rd.figure.${f}`);
+
+// The server's reasons (penalties, withdrawn offers) in words.
+const REASONS = {
+  'looked at the cards before the sign': 'rd.reason.peeked',
+  'tried to trade before the timer started': 'rd.reason.early_trade',
+  'target claimed': 'rd.reason.target_claimed',
 };
+function reasonText(reason) {
+  const key = REASONS[reason] || `rd.reason.${reason}`;
+  return has(key) ? t(key) : '';
+}
 const COLOUR_ORDER = 'OPG';
 const FIGURE_ORDER = 'RJL';
 const SPEED_MS = { snail: 120_000, lightning: 70_000 };
@@ -43,7 +55,8 @@ export function parseRdCard(id) {
   const figure = FIGURES[id[1]];
   if (!colour || !figure) return null;
   return {
-    id, colour: id[0], figure: id[1], copy: id.slice(2), name: `${colour.name} ${figure.name}`,
+    id, colour: id[0], figure: id[1], copy: id.slice(2),
+    name: t('rd.card_name', { colour: colourName(id[0]), figure: figureName(id[1]) }),
   };
 }
 
@@ -98,7 +111,7 @@ export function rdCardElement(id, {
   onClick = null, disabled = false, title = null,
 } = {}) {
   const card = faceDown ? null : parseRdCard(id);
-  const label = title || (card ? `${card.name} (${card.copy})` : 'a face-down card');
+  const label = title || (card ? `${card.name} (${card.copy})` : t('card.face_down'));
   const el = cardShell({ interactive, selected, disabled, testid, onClick, label });
   el.className = cls('card', 'rd-card', faceDown && 'is-back', card && `rd-${card.colour}`,
     selected && 'is-selected', className);
@@ -181,9 +194,6 @@ export class RemmiDemmiTable extends BasicRummyTable {
     super.destroy();
   }
 
-  gameTitle() {
-    return 'Remmi Demmi';
-  }
 
   update(view, version) {
     const previous = this.view;
@@ -252,7 +262,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
       ? hand.filter((c) => this.selected.has(c))
       : (hand.length === REMMI_SIZE ? [...hand] : null);
     if (!cards) {
-      this.showError(`Choose exactly ${REMMI_SIZE} cards for your Remmi.`);
+      this.showError(t('rd.choose_nine', { n: REMMI_SIZE }));
       return;
     }
     this.act({ kind: 'claim', cards }, { clearSelection: true });
@@ -267,7 +277,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
   // --- rendering -----------------------------------------------------------------------------
 
   render() {
-    const title = `${this.trading && !this.claimed && this.seated ? '● Trading · ' : ''}Remmi Demmi · Kartu`;
+    const title = this.trading && !this.claimed && this.seated
+      ? t('rd.page_title_trading', { game: this.gameTitle() }) : t('table.page_title', { game: this.gameTitle() });
     if (!renderTable(this, { title })) super.render();
   }
 
@@ -277,13 +288,14 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const line = head.querySelector('.table-title p');
     if (line) {
       const bits = [];
-      bits.push(v.phase !== 'waiting' && v.deal ? `Round ${v.deal} of ${v.rounds ?? 7}` : 'Table');
-      if (v.frantic) bits.push('frantic');
-      if (v.room?.spectators) bits.push(`${v.room.spectators} watching`);
+      bits.push(v.phase !== 'waiting' && v.deal ? t('rd.round_n_of', { n: v.deal, total: v.rounds ?? 7 }) : t('table.table'));
+      if (v.frantic) bits.push(t('rd.frantic'));
+      if (v.room?.spectators) bits.push(t('common.watching', { n: v.room.spectators }));
       line.textContent = bits.join(' · ');
     }
     const badge = head.querySelector('[data-testid="phase"]');
-    if (badge && v.phase === 'playing') badge.textContent = v.stage === 'trading' ? 'Trading' : 'Dealt';
+    if (badge && v.phase === 'playing') badge.textContent = v.stage === 'trading' ? t('rd.trading') : t('rd.dealt');
+    if (badge && v.phase === 'deal_over') badge.textContent = t('rd.round_over');
     return head;
   }
 
@@ -310,12 +322,12 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const stats = chip.querySelector('.seat-stats');
     if (s.claimed !== null && s.claimed !== undefined) {
       chip.classList.add('has-claimed');
-      stats?.append(' · ', h('span', { class: 'rd-claim-tag', testid: `claimed-${s.seat}` }, `Remmi-Demmi! ★${s.claimed}`));
+      stats?.append(' · ', h('span', { class: 'rd-claim-tag', testid: `claimed-${s.seat}` }, `${t('rd.claim_call')} ★${s.claimed}`));
     } else if (s.offer) {
       const to = s.offer_to === null || s.offer_to === undefined ? '' : ` → ${this.nameOf(s.offer_to)}`;
-      stats?.append(' · ', h('span', { class: 'rd-offer-tag', testid: `seat-offer-${s.seat}` }, `offers ${s.offer}${to}`));
+      stats?.append(' · ', h('span', { class: 'rd-offer-tag', testid: `seat-offer-${s.seat}` }, `${t('rd.offers_n', { n: s.offer })}${to}`));
     }
-    if (v.frantic && s.peeked) stats?.append(' · ', h('span', { class: 'muted' }, 'peeked'));
+    if (v.frantic && s.peeked) stats?.append(' · ', h('span', { class: 'muted' }, t('rd.peeked_tag')));
     // Nobody takes turns here: the "to play" flag never applies.
     chip.querySelector('.turn-flag')?.remove();
     return chip;
@@ -327,7 +339,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
     if (v.phase !== 'playing') {
       return h('section', { class: 'rd-timer is-stopped', testid: 'rd-timer', dataset: { stage: 'over' } },
         h('div', { class: 'rd-timer-row' },
-          h('span', { class: 'rd-timer-label' }, v.phase === 'game_over' ? 'Game over' : 'Round over'),
+          h('span', { class: 'rd-timer-label' }, v.phase === 'game_over' ? t('phase.game_over') : t('rd.round_over')),
           h('span', { class: 'rd-timer-text', testid: 'rd-timer-text' }, '0:00')),
         h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill', style: 'width:0%' })));
     }
@@ -336,19 +348,18 @@ export class RemmiDemmiTable extends BasicRummyTable {
       return h('section', { class: 'rd-timer is-waiting', testid: 'rd-timer', dataset: { stage: 'dealt' } },
         h('div', { class: 'rd-timer-row' },
           h('span', { class: 'rd-timer-label' },
-            isDealer ? 'You deal: start the timer when everyone is ready.'
-              : `Waiting for ${this.nameOf(v.dealer)} to start the timer…`),
+            isDealer ? t('rd.you_deal') : t('rd.waiting_dealer', { name: this.nameOf(v.dealer) })),
           h('span', { class: 'muted small', testid: 'auto-start' }, '')),
         isDealer ? h('div', { class: 'rd-start' },
           v.frantic && !v.revealed ? h('button', {
             type: 'button', class: 'btn', testid: 'btn-reveal', disabled: this.busy,
             onclick: () => this.act({ kind: 'reveal' }),
-          }, 'Reveal the cards') : null,
+          }, t('rd.reveal')) : null,
           speeds.map((speed) => h('button', {
             type: 'button', class: cls('btn', speed === v.speed ? 'btn-primary' : ''),
             testid: `btn-start-${speed}`, disabled: this.busy,
             onclick: () => this.act({ kind: 'start_timer', speed }),
-          }, icon(speed), speed === 'snail' ? 'Snail' : 'Lightning',
+          }, icon(speed), speed === 'snail' ? t('rd.snail') : t('rd.lightning'),
           h('small', { class: 'rd-speed-len' }, formatClock(this.speedMs(speed)))))) : null,
         h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill', style: 'width:100%' })));
     }
@@ -358,7 +369,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
     },
     h('div', { class: 'rd-timer-row' },
       h('span', { class: 'rd-timer-label' }, icon(v.speed === 'lightning' ? 'lightning' : 'snail'),
-        v.speed === 'lightning' ? 'Trading · lightning' : 'Trading · snail'),
+        v.speed === 'lightning' ? t('rd.trading_lightning') : t('rd.trading_snail')),
       h('span', { class: 'rd-timer-text', testid: 'rd-timer-text' }, '')),
     h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill' })));
   }
@@ -368,8 +379,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const all = (v.seats || []).length === 4 ? [4, 3] : [4, 3, 2];
     const left = new Set(v.point_men || []);
     const claims = v.claims || [];
-    return h('section', { class: 'rd-men', testid: 'point-men', 'aria-label': 'Point men' },
-      h('span', { class: 'pile-label' }, 'Point men'),
+    return h('section', { class: 'rd-men', testid: 'point-men', 'aria-label': t('rd.point_men') },
+      h('span', { class: 'pile-label' }, t('rd.point_men')),
       h('div', { class: 'rd-men-row' }, all.map((p) => {
         const claim = claims.find((c) => c.points === p);
         const free = left.has(p) && v.phase === 'playing';
@@ -378,7 +389,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
           dataset: { free: free ? 'true' : 'false' },
         },
         h('span', { class: 'rd-man-token' }, String(p)),
-        h('span', { class: 'rd-man-who small' }, claim ? this.nameOf(claim.seat) : (free ? 'free' : '—')));
+        h('span', { class: 'rd-man-who small' }, claim ? this.nameOf(claim.seat) : (free ? t('rd.man_free') : '—')));
       })));
   }
 
@@ -387,8 +398,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const offers = v.offers || [];
     const n = this.selected.size;
     const canAnswer = this.seated && this.trading && !this.claimed && !this.busy;
-    return h('section', { class: 'rd-offers', testid: 'offers', 'aria-label': 'Open offers' },
-      h('span', { class: 'pile-label' }, `Open offers${offers.length ? ` · ${offers.length}` : ''}`),
+    return h('section', { class: 'rd-offers', testid: 'offers', 'aria-label': t('rd.open_offers') },
+      h('span', { class: 'pile-label' }, `${t('rd.open_offers')}${offers.length ? ` · ${offers.length}` : ''}`),
       offers.length
         ? h('ul', { class: 'rd-offer-list' }, offers.map((o) => {
           const mine = o.seat === this.you;
@@ -402,22 +413,24 @@ export class RemmiDemmiTable extends BasicRummyTable {
           h('span', { class: 'rd-offer-size', 'aria-hidden': 'true' },
             Array.from({ length: Math.min(o.size, 10) }, () => h('span', { class: 'mini-back' }))),
           h('span', { class: 'rd-offer-text' },
-            h('strong', null, mine ? 'You' : this.nameOf(o.seat)),
-            ` ${mine ? 'offer' : 'offers'} ${o.size}`,
-            o.to === null || o.to === undefined ? ' to anyone' : ` to ${forMe ? 'you' : this.nameOf(o.to)}`),
+            h('strong', null, mine ? t('common.you') : this.nameOf(o.seat)),
+            ' ',
+            o.to === null || o.to === undefined
+              ? t(mine ? 'rd.you_offer_anyone' : 'rd.offers_anyone', { n: o.size })
+              : t(mine ? 'rd.you_offer_to' : 'rd.offers_to', { n: o.size, to: forMe ? t('rd.you_lower') : this.nameOf(o.to) })),
           answerable ? h('button', {
             type: 'button', class: cls('btn btn-small', n === o.size && 'btn-primary'),
             testid: `btn-answer-${o.seat}`, disabled: n !== o.size,
-            title: n === o.size ? `Offer your ${n} selected cards to ${this.nameOf(o.seat)}`
-              : `Select ${o.size} card${o.size === 1 ? '' : 's'} to answer`,
+            title: n === o.size ? t('rd.answer_title', { n, name: this.nameOf(o.seat) })
+              : t('rd.answer_select', { n: o.size }),
             onclick: () => this.offer(o.seat),
-          }, `Trade ${o.size}`) : null,
+          }, t('rd.trade_n', { n: o.size })) : null,
           mine ? h('button', {
             type: 'button', class: 'btn btn-small btn-ghost-dark', testid: 'btn-withdraw-inline',
             disabled: this.busy, onclick: () => this.act({ kind: 'withdraw' }),
-          }, 'Withdraw') : null);
+          }, t('rd.withdraw')) : null);
         }))
-        : h('p', { class: 'muted small rd-empty' }, this.trading ? 'No open offers. Make one!' : 'Offers open when the timer runs.'));
+        : h('p', { class: 'muted small rd-empty' }, this.trading ? t('rd.no_offers') : t('rd.offers_later')));
   }
 
   tradesPanel() {
@@ -426,37 +439,37 @@ export class RemmiDemmiTable extends BasicRummyTable {
     if (!trades.length && !v.my_claim) return null;
     return h('section', { class: 'rd-trades', testid: 'trades' },
       v.my_claim ? h('div', { class: 'rd-my-claim', testid: 'my-claim' },
-        h('strong', null, `Your Remmi-Demmi (★${v.my_claim.points}), face down until the check:`),
+        h('strong', null, t('rd.my_claim', { points: v.my_claim.points })),
         h('span', { class: 'rd-mini-cards' }, v.my_claim.cards.map((c) => rdCardElement(c)))) : null,
-      trades.slice(0, 6).map((t) => {
-        const open = t.can_return;
+      trades.slice(0, 6).map((tr) => {
+        const open = tr.can_return;
+        const status = tr.status === 'returnable' ? (open ? 'not_demmi' : 'waiting') : tr.status;
         return h('div', {
-          class: cls('rd-trade', open && 'is-open', t.status === 'returned' && 'is-returned'),
-          testid: `trade-${t.id}`, dataset: { status: t.status },
+          class: cls('rd-trade', open && 'is-open', tr.status === 'returned' && 'is-returned'),
+          testid: `trade-${tr.id}`, dataset: { status: tr.status },
         },
         h('div', { class: 'rd-trade-head' },
-          h('strong', null, `Trade with ${this.nameOf(t.with)}`),
-          h('span', { class: cls('badge', `badge-${t.status}`) }, {
-            done: 'done', kept: 'kept', returned: 'returned', returnable: open ? 'not a Demmi!' : 'waiting',
-          }[t.status] || t.status)),
+          h('strong', null, t('rd.trade_with', { name: this.nameOf(tr.with) })),
+          h('span', { class: cls('badge', `badge-${tr.status}`) },
+            has(`rd.trade_status.${status}`) ? t(`rd.trade_status.${status}`) : tr.status)),
         h('div', { class: 'rd-trade-cards' },
-          h('span', { class: 'small muted' }, 'gave'),
-          h('span', { class: 'rd-mini-cards' }, t.gave.map((c) => rdCardElement(c))),
+          h('span', { class: 'small muted' }, t('rd.gave')),
+          h('span', { class: 'rd-mini-cards' }, tr.gave.map((c) => rdCardElement(c))),
           h('span', { class: 'rd-arrow', 'aria-hidden': 'true' }, '⇄'),
-          h('span', { class: 'small muted' }, 'got'),
-          h('span', { class: 'rd-mini-cards', testid: `trade-got-${t.id}` }, t.got.map((c) => rdCardElement(c)))),
+          h('span', { class: 'small muted' }, t('rd.got')),
+          h('span', { class: 'rd-mini-cards', testid: `trade-got-${tr.id}` }, tr.got.map((c) => rdCardElement(c)))),
         open ? h('div', { class: 'rd-trade-actions' },
-          h('span', { class: 'small' }, 'You received cards that are not a Demmi.'),
+          h('span', { class: 'small' }, t('rd.received_not_demmi')),
           h('button', {
-            type: 'button', class: 'btn btn-small btn-accent', testid: `btn-return-${t.id}`, disabled: this.busy,
-            onclick: () => this.act({ kind: 'return', trade: t.id }),
-          }, 'Return'),
+            type: 'button', class: 'btn btn-small btn-accent', testid: `btn-return-${tr.id}`, disabled: this.busy,
+            onclick: () => this.act({ kind: 'return', trade: tr.id }),
+          }, t('rd.return')),
           h('button', {
-            type: 'button', class: 'btn btn-small', testid: `btn-keep-${t.id}`, disabled: this.busy,
-            onclick: () => this.act({ kind: 'keep', trade: t.id }),
-          }, 'Keep'),
-          h('span', { class: 'small muted rd-window', dataset: { until: t.return_until ?? '' } }, ''))
-          : (t.locked_until ? h('p', { class: 'small muted rd-window', dataset: { until: t.locked_until } }, '') : null));
+            type: 'button', class: 'btn btn-small', testid: `btn-keep-${tr.id}`, disabled: this.busy,
+            onclick: () => this.act({ kind: 'keep', trade: tr.id }),
+          }, t('rd.keep')),
+          h('span', { class: 'small muted rd-window', dataset: { until: tr.return_until ?? '' } }, ''))
+          : (tr.locked_until ? h('p', { class: 'small muted rd-window', dataset: { until: tr.locked_until } }, '') : null));
       }));
   }
 
@@ -470,69 +483,89 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const offered = this.offered;
     const hand = this.hand;
     const claimed = this.claimed;
-    const canOffer = this.trading && !claimed && count >= 1 && !this.busy;
-    const canClaim = this.trading && !claimed && !v.my_offer && !locked.size && hand.length >= REMMI_SIZE && !this.busy;
+    const offerWhy = this.offerWhy();
+    const claimWhy = this.claimWhy();
     const others = (v.seats || []).filter((s) => s.seat !== this.you && (s.claimed === null || s.claimed === undefined));
     if (this.target !== null && !others.some((s) => s.seat === this.target)) this.target = null;
     const targetSelect = h('select', {
-      class: 'rd-target', testid: 'rd-target', 'aria-label': 'Offer to',
+      class: 'rd-target', testid: 'rd-target', 'aria-label': t('rd.offer_to'),
       onchange: (e) => { this.target = e.target.value === '' ? null : Number(e.target.value); },
     },
-    h('option', { value: '', selected: this.target === null }, 'to anyone'),
-    others.map((s) => h('option', { value: s.seat, selected: this.target === s.seat }, `to ${this.nameOf(s.seat)}`)));
+    h('option', { value: '', selected: this.target === null }, t('rd.to_anyone')),
+    others.map((s) => h('option', { value: s.seat, selected: this.target === s.seat }, t('rd.to_name', { name: this.nameOf(s.seat) }))));
     return h('section', { class: cls('me', 'rd-me', this.trading && !claimed && 'is-turn') },
       h('div', { class: 'me-head' },
         this.seatChip(mine, { mine: true }),
         h('p', { class: 'status', testid: 'status', 'aria-live': 'polite' }, this.statusText())),
       hidden ? this.hiddenHand(mine) : this.handGroups(hand, { locked, offered, playing, claimed }),
       playing && !hidden && !claimed ? h('div', { class: 'controls' },
-        h('div', { class: 'sort', role: 'group', 'aria-label': 'Group the hand' },
-          h('span', { class: 'small muted' }, 'Group'),
+        h('div', { class: 'sort', role: 'group', 'aria-label': t('rd.group_label') },
+          h('span', { class: 'small muted' }, t('rd.group')),
           h('button', {
             type: 'button', class: 'btn btn-small btn-toggle', testid: 'btn-group-colour',
             'aria-pressed': this.groupMode === 'colour' ? 'true' : 'false', onclick: () => this.setGroup('colour'),
-          }, 'Colour'),
+          }, t('rd.by_colour')),
           h('button', {
             type: 'button', class: 'btn btn-small btn-toggle', testid: 'btn-group-figure',
             'aria-pressed': this.groupMode === 'figure' ? 'true' : 'false', onclick: () => this.setGroup('figure'),
-          }, 'Figure')),
+          }, t('rd.by_figure'))),
         h('div', { class: 'actions' },
           targetSelect,
-          h('button', {
-            type: 'button', class: 'btn btn-primary', testid: 'btn-offer', disabled: !canOffer,
+          whyButton(this, h('button', {
+            type: 'button', class: 'btn btn-primary', testid: 'btn-offer', disabled: !!offerWhy,
             onclick: () => this.offer(),
-          }, count ? `Offer ${count}` : 'Offer'),
+          }, count ? t('rd.offer_n', { n: count }) : t('rd.offer')), offerWhy),
           v.my_offer ? h('button', {
             type: 'button', class: 'btn', testid: 'btn-withdraw', disabled: this.busy,
             onclick: () => this.act({ kind: 'withdraw' }),
-          }, 'Withdraw') : null,
-          h('button', {
+          }, t('rd.withdraw')) : null,
+          whyButton(this, h('button', {
             type: 'button', class: cls('btn btn-claim', this.claimArmed && 'is-armed'), testid: 'btn-claim',
-            disabled: !canClaim, onclick: () => this.claim(),
-          }, this.claimArmed ? `Claim with these ${REMMI_SIZE}!` : 'Remmi-Demmi!'))) : null,
-      playing ? h('p', { class: 'hint', testid: 'hint' }, this.hintText()) : null,
+            disabled: !!claimWhy, onclick: () => this.claim(),
+          }, this.claimArmed ? t('rd.claim_with', { n: REMMI_SIZE }) : t('rd.claim_call')), claimWhy))) : null,
+      playing ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
       this.errorLine());
+  }
+
+  /** Why Offer can't be pressed (null: it can). */
+  offerWhy() {
+    if (this.busy) return t('why.busy');
+    if (!this.trading) return t('rd.why_timer');
+    if (this.claimed) return t('rd.why_claimed');
+    if (!this.selected.size) return t('rd.why_select_offer');
+    return null;
+  }
+
+  /** Why Remmi-Demmi! can't be pressed (null: it can). */
+  claimWhy() {
+    const v = this.view;
+    if (this.busy) return t('why.busy');
+    if (!this.trading) return t('rd.why_timer');
+    if (this.claimed) return t('rd.why_claimed');
+    if (v.my_offer) return t('rd.why_offer_open');
+    if (this.locked.size) return t('rd.why_locked');
+    if (this.hand.length < REMMI_SIZE) return t('rd.why_nine', { n: REMMI_SIZE });
+    return null;
   }
 
   hiddenHand(mine) {
     const v = this.view;
     const n = mine.hand_count || 0;
     return h('div', { class: 'rd-hidden' },
-      h('div', { class: 'hand rd-hand-hidden', testid: 'hand', 'aria-label': 'Your face-down hand' },
+      h('div', { class: 'hand rd-hand-hidden', testid: 'hand', 'aria-label': t('rd.hidden_hand') },
         Array.from({ length: n }, () => rdCardElement(null, { faceDown: true }))),
       h('div', { class: 'actions' },
         h('button', {
           type: 'button', class: 'btn btn-accent', testid: 'btn-peek',
           disabled: this.busy || v.stage !== 'dealt', onclick: () => this.act({ kind: 'peek' }),
-        }, 'Peek (−1 point)')),
-      h('p', { class: 'hint' }, 'Frantic: your cards stay face down until the dealer gives the sign. '
-        + 'Peeking costs a point; so does trying to trade before the timer.'));
+        }, t('rd.peek'))),
+      h('p', { class: 'hint' }, t('rd.frantic_hint')));
   }
 
   handGroups(hand, { locked, offered, playing, claimed }) {
     if (!hand.length) {
       return h('div', { class: 'hand rd-hand is-empty', testid: 'hand' },
-        h('p', { class: 'muted' }, claimed ? 'Your cards are laid down.' : 'No cards in hand.'));
+        h('p', { class: 'muted' }, claimed ? t('rd.laid_down') : t('hand.empty')));
     }
     const mode = this.groupMode;
     const order = mode === 'figure' ? FIGURE_ORDER : COLOUR_ORDER;
@@ -541,10 +574,10 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const groups = [...order].map((k) => ({ k, cards: sortRd(hand.filter((id) => keyOf(id) === k), mode) }))
       .filter((g) => g.cards.length);
     return h('div', { class: 'rd-hand-wrap' },
-      h('div', { class: 'hand rd-hand', testid: 'hand', role: 'group', 'aria-label': 'Your hand' },
+      h('div', { class: 'hand rd-hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand') },
         groups.map((g) => h('div', { class: cls('rd-group', `rd-group-${g.k}`), dataset: { group: g.k } },
           h('span', { class: 'rd-group-label' },
-            mode === 'figure' ? FIGURES[g.k].name : COLOURS[g.k].name, h('b', null, ` ${g.cards.length}`)),
+            mode === 'figure' ? figureName(g.k) : colourName(g.k), h('b', null, ` ${g.cards.length}`)),
           h('div', { class: 'rd-group-cards' }, g.cards.map((id) => rdCardElement(id, {
             interactive,
             selected: this.selected.has(id),
@@ -552,7 +585,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
             disabled: !interactive || locked.has(id),
             className: cls(this.newCards.has(id) && 'is-new', this.arriving && this.newCards.has(id) && 'is-arriving',
               locked.has(id) && 'is-locked', offered.has(id) && 'is-offered'),
-            title: locked.has(id) ? `${parseRdCard(id).name}: locked while the trade may be returned` : null,
+            title: locked.has(id) ? t('rd.locked_title', { card: parseRdCard(id).name }) : null,
             onClick: () => this.toggle(id),
           })))))),
       this.tally(hand));
@@ -560,12 +593,12 @@ export class RemmiDemmiTable extends BasicRummyTable {
 
   tally(hand) {
     const count = (c, f) => hand.filter((id) => id[0] === c && id[1] === f).length;
-    return h('table', { class: 'rd-tally', 'aria-label': 'Your cards by colour and figure' },
+    return h('table', { class: 'rd-tally', 'aria-label': t('rd.tally') },
       h('thead', null, h('tr', null, h('th', null, ''),
-        [...FIGURE_ORDER].map((f) => h('th', { title: FIGURES[f].name },
+        [...FIGURE_ORDER].map((f) => h('th', { title: figureName(f) },
           figureIcon(f))))),
       h('tbody', null, [...COLOUR_ORDER].map((c) => h('tr', null,
-        h('th', null, h('span', { class: `rd-dot rd-${c}`, title: COLOURS[c].name })),
+        h('th', null, h('span', { class: `rd-dot rd-${c}`, title: colourName(c) })),
         [...FIGURE_ORDER].map((f) => {
           const n = count(c, f);
           return h('td', { class: cls(n === 0 && 'is-zero'), testid: `tally-${c}${f}` }, String(n));
@@ -576,18 +609,22 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const v = this.view;
     if (v.phase === 'playing') {
       if (!this.seated) {
-        return v.stage === 'dealt' ? `Waiting for ${this.nameOf(v.dealer)} to start the timer.` : 'Trading…';
+        return v.stage === 'dealt' ? t('rd.waiting_dealer', { name: this.nameOf(v.dealer) }) : t('rd.trading_status');
       }
-      if (this.claimed) return 'You made Remmi-Demmi! Waiting for the check.';
+      if (this.claimed) return t('rd.status_claimed');
       if (v.stage === 'dealt') {
-        if (v.hand_hidden) return 'Your cards are face down until the dealer gives the sign.';
-        return v.dealer === this.you ? 'Look at your cards, then start the timer.' : 'Look at your cards: trading starts with the timer.';
+        if (v.hand_hidden) return t('rd.status_hidden');
+        return v.dealer === this.you ? t('rd.status_look_dealer') : t('rd.status_look');
       }
-      if (v.my_offer) return `You offer ${v.my_offer.cards.length}${v.my_offer.to !== null && v.my_offer.to !== undefined ? ` to ${this.nameOf(v.my_offer.to)}` : ''}: waiting for a match.`;
-      return 'Trade! Offer cards of one colour or one figure.';
+      if (v.my_offer) {
+        return v.my_offer.to !== null && v.my_offer.to !== undefined
+          ? t('rd.status_offer_to', { n: v.my_offer.cards.length, name: this.nameOf(v.my_offer.to) })
+          : t('rd.status_offer', { n: v.my_offer.cards.length });
+      }
+      return t('rd.status_trade');
     }
-    if (v.phase === 'game_over') return `Game over. ${this.winnersText()}`;
-    if (v.phase === 'deal_over') return `Round ${v.result?.deal ?? v.deal} is over: the check.`;
+    if (v.phase === 'game_over') return `${t('status.game_over')} ${this.winnersText()}`;
+    if (v.phase === 'deal_over') return t('rd.status_round_over', { n: v.result?.deal ?? v.deal });
     return '';
   }
 
@@ -598,16 +635,14 @@ export class RemmiDemmiTable extends BasicRummyTable {
     if (this.claimArmed) {
       const ok = chosen.length === REMMI_SIZE && isRemmi(chosen);
       return chosen.length === REMMI_SIZE
-        ? `${ok ? 'These 9 make a Remmi.' : 'Careful: these 9 are not a Remmi (−5 at the check).'} Tap the button again to claim.`
-        : `Choose exactly ${REMMI_SIZE} cards for your Remmi (${chosen.length} selected).`;
+        ? `${ok ? t('rd.hint_is_remmi', { n: REMMI_SIZE }) : t('rd.hint_not_remmi', { n: REMMI_SIZE })} ${t('rd.hint_tap_again')}`
+        : t('rd.hint_choose_nine', { n: REMMI_SIZE, selected: chosen.length });
     }
-    if (v.my_offer && !chosen.length) return 'A new offer replaces your open one. Withdraw it before claiming.';
-    if (!chosen.length) {
-      return findRemmi(this.hand) ? 'You hold a Remmi! Tap Remmi-Demmi!' : 'Select cards to offer; match an open offer of the same size.';
-    }
+    if (v.my_offer && !chosen.length) return t('rd.hint_new_offer');
+    if (!chosen.length) return findRemmi(this.hand) ? t('rd.hint_hold_remmi') : t('rd.hint_select');
     return isDemmi(chosen)
-      ? `Offer these ${chosen.length}: a Demmi.`
-      : `Careful: these ${chosen.length} are not a Demmi; the receiver may return them.`;
+      ? t('rd.hint_demmi', { n: chosen.length })
+      : t('rd.hint_not_demmi', { n: chosen.length });
   }
 
   resultPanel() {
@@ -619,8 +654,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const penalties = r?.penalties || [];
     return h('section', { class: cls('result', 'rd-result', over && 'is-final'), testid: 'result', role: 'status' },
       r ? [
-        h('h2', null, `Round ${r.deal}: the check`),
-        h('p', { class: 'muted small' }, r.ended_by === 'claims' ? 'Every point man was taken.' : 'The timer ran out.'),
+        h('h2', null, t('rd.check_title', { n: r.deal })),
+        h('p', { class: 'muted small' }, r.ended_by === 'claims' ? t('rd.ended_claims') : t('rd.ended_timer')),
         (r.claims || []).length
           ? h('ol', { class: 'rd-check' }, r.claims.map((c) => h('li', {
             class: cls('rd-check-line', c.valid ? 'is-valid' : 'is-invalid'), testid: `check-${c.seat}`,
@@ -629,29 +664,33 @@ export class RemmiDemmiTable extends BasicRummyTable {
           h('div', { class: 'rd-check-head' },
             h('strong', null, this.nameOf(c.seat)),
             h('span', { class: cls('badge', c.valid ? 'badge-valid' : 'badge-invalid') },
-              c.valid ? 'Remmi ✓' : 'not a Remmi ✗'),
+              c.valid ? t('rd.valid') : t('rd.invalid')),
             h('span', { class: 'rd-check-points' }, c.valid ? `★${c.awarded} · ${signed(c.points)}` : signed(c.points))),
           h('span', { class: 'rd-mini-cards' }, sortRd(c.cards || [], 'colour').map((id) => rdCardElement(id))))))
-          : h('p', null, 'Nobody claimed a Remmi this round.'),
-        penalties.length ? h('p', { class: 'small' }, 'Penalties: ',
-          penalties.map((p) => `${this.nameOf(p.seat)} ${signed(p.points)} (${p.reason})`).join('; ')) : null,
+          : h('p', null, t('rd.no_claims')),
+        penalties.length ? h('p', { class: 'small' }, `${t('col.penalties')}: `,
+          penalties.map((p) => {
+            const why = reasonText(p.reason);
+            return `${this.nameOf(p.seat)} ${signed(p.points)}${why ? ` (${why})` : ''}`;
+          }).join('; ')) : null,
+        h('p', { class: 'muted small', testid: 'result-explain' }, t('rd.explain')),
         h('div', { class: 'result-table-wrap' },
           h('table', { class: 'result-hands' },
-            h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', { class: 'num' }, 'Round'),
-              h('th', { class: 'num' }, 'Total'))),
+            h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', { class: 'num' }, t('col.round')),
+              h('th', { class: 'num' }, t('col.total')))),
             h('tbody', null, seats.map((s) => h('tr', { testid: `result-row-${s.seat}` },
               h('td', null, this.nameOf(s.seat)),
               h('td', { class: 'num' }, signed(points[s.seat] ?? 0)),
               h('td', { class: 'num' }, String(s.score ?? 0))))))),
         Array.isArray(r.hands) ? h('details', { class: 'rd-hands' },
-          h('summary', null, 'Every hand'),
+          h('summary', null, t('rd.every_hand')),
           h('ul', null, seats.map((s) => h('li', null,
             h('span', { class: 'rd-hands-name' }, this.nameOf(s.seat)),
             h('span', { class: 'rd-mini-cards' }, sortRd(r.hands[s.seat] || [], 'colour').map((id) => rdCardElement(id))))))) : null,
       ] : null,
       over
         ? this.gameOverBox([...seats].sort((a, b) => (b.score ?? 0) - (a.score ?? 0)))
-        : this.nextDealBox('Next round', r?.tie_round_next ? 'A tie for the lead: one more round.' : ''));
+        : this.nextDealBox(t('rd.next_round'), r?.tie_round_next ? t('rd.tie_round') : ''));
   }
 
   scoresPanel() {
@@ -660,11 +699,11 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const results = this.dealResults();
     const best = Math.max(...seats.map((s) => s.score ?? 0));
     return h('section', { class: 'panel scores', testid: 'scores' },
-      h('h2', null, 'Points'),
-      h('p', { class: 'muted small' }, `${plural(v.rounds ?? 7, 'round')}; most points wins`),
+      h('h2', null, t('rd.points')),
+      h('p', { class: 'muted small' }, t('rd.rounds_most_wins', { n: v.rounds ?? 7 })),
       h('div', { class: 'scores-wrap' },
         h('table', { class: 'score-table' },
-          this.scoreHead('Rnd', seats),
+          this.scoreHead(t('col.round_short'), seats),
           h('tbody', null, results.length
             ? results.map((r) => h('tr', null,
               h('th', { scope: 'row' }, r.deal ?? ''),
@@ -672,7 +711,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
                 const p = (r.points || [])[s.seat] ?? 0;
                 return h('td', { class: cls('num', p > 0 && 'won', p < 0 && 'lost') }, p ? signed(p) : '–');
               })))
-            : this.noScoresRow(seats, 'No round checked yet.')),
+            : this.noScoresRow(seats, t('rd.none_yet'))),
           this.scoreTotals(seats, (s) => (s.score ?? 0) === best && best > 0))));
   }
 
@@ -680,35 +719,50 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const who = this.nameOf(ev.seat);
     switch (ev.kind) {
       case 'round_started':
-        return `Round ${ev.deal}: ${this.nameOf(ev.dealer)} dealt.`;
-      case 'timer_started':
+        return t(this.about(ev.dealer, 'rd.log_round_started'), { n: ev.deal, dealer: this.nameOf(ev.dealer) });
+      case 'timer_started': {
+        const speed = t(ev.speed === 'lightning' ? 'rd.lightning' : 'rd.snail');
         return ev.by === null || ev.by === undefined
-          ? `The timer started by itself (${ev.speed}).`
-          : `${this.nameOf(ev.by)} started the timer: ${ev.speed}.`;
+          ? t('rd.log_timer_auto', { speed })
+          : t(this.about(ev.by, 'rd.log_timer'), { name: this.nameOf(ev.by), speed });
+      }
       case 'revealed':
-        return 'The cards are face up: look!';
+        return t('rd.log_revealed');
       case 'peeked':
-        return `${who} peeked.`;
-      case 'penalty':
-        return `${who}: ${signed(ev.points)} (${ev.reason}).`;
-      case 'offered':
-        return `${who} ${ev.seat === this.you ? 'offer' : 'offers'} ${ev.size}${ev.to === null || ev.to === undefined ? '' : ` to ${this.nameOf(ev.to, { you: 'you' })}`}.`;
-      case 'withdrawn':
-        return `${who} withdrew ${ev.seat === this.you ? 'your' : 'an'} offer${ev.reason ? ` (${ev.reason})` : ''}.`;
+        return t(this.about(ev.seat, 'rd.log_peeked'), { name: who });
+      case 'penalty': {
+        const why = reasonText(ev.reason);
+        return `${who}: ${signed(ev.points)}${why ? ` (${why})` : ''}.`;
+      }
+      case 'offered': {
+        const mine = ev.seat === this.you;
+        return ev.to === null || ev.to === undefined
+          ? t(mine ? 'rd.log_you_offer' : 'rd.log_offers', { name: who, n: ev.size })
+          : t(mine ? 'rd.log_you_offer_to' : 'rd.log_offers_to', {
+            name: who, n: ev.size, to: this.nameOf(ev.to, { you: t('rd.you_lower') }),
+          });
+      }
+      case 'withdrawn': {
+        const why = reasonText(ev.reason);
+        return `${t(ev.seat === this.you ? 'rd.log_you_withdrew' : 'rd.log_withdrew', { name: who })}${why ? ` (${why})` : ''}`;
+      }
       case 'traded':
-        return `${this.nameOf(ev.a)} and ${this.nameOf(ev.b, { you: 'you' })} traded ${ev.size}.`;
+        return t('rd.log_traded', { a: this.nameOf(ev.a), b: this.nameOf(ev.b, { you: t('rd.you_lower') }), n: ev.size });
       case 'returned':
-        return `${this.nameOf(ev.by)} returned a trade.`;
+        return t(this.about(ev.by, 'rd.log_returned'), { name: this.nameOf(ev.by) });
       case 'kept':
-        return `${this.nameOf(ev.by)} kept a trade.`;
+        return t(this.about(ev.by, 'rd.log_kept'), { name: this.nameOf(ev.by) });
       case 'claimed':
-        return `${who}: Remmi-Demmi! ★${ev.points}`;
+        return `${who}: ${t('rd.claim_call')} ★${ev.points}`;
       case 'round_over':
-        return ev.ended_by === 'claims' ? 'Every point man is taken: round over.' : 'Time is up: round over.';
+        return ev.ended_by === 'claims' ? t('rd.log_over_claims') : t('rd.log_over_time');
       case 'checked':
-        return `The check: ${(ev.claims || []).map((c) => `${this.nameOf(c.seat)} ${c.valid ? '✓' : '✗'} ${signed(c.points)}`).join(', ') || 'no claims'}.`;
+        return t('rd.log_checked', {
+          list: (ev.claims || []).map((c) => `${this.nameOf(c.seat)} ${c.valid ? '✓' : '✗'} ${signed(c.points)}`).join(', ')
+            || t('rd.no_claims_short'),
+        });
       case 'game_over':
-        return 'Game over.';
+        return t('log.game_over');
       default:
         return super.describe(ev);
     }
@@ -731,23 +785,23 @@ export class RemmiDemmiTable extends BasicRummyTable {
       if (fill) fill.style.width = `${Math.max(0, Math.min(1, left / total)) * 100}%`;
       box.classList.toggle('is-low', left < 10_000);
       box.dataset.left = String(Math.ceil(left / 1000));
-      box.setAttribute('aria-label', `${Math.ceil(left / 1000)} seconds of trading left`);
+      box.setAttribute('aria-label', t('rd.trading_left', { n: Math.ceil(left / 1000) }));
     }
     const auto = this.root.querySelector('[data-testid="auto-start"]');
     if (auto) {
       const left = v.auto_start_at ? Number(v.auto_start_at) - now : 0;
-      auto.textContent = left > 0 ? `starts by itself in ${Math.ceil(left / 1000)} s` : '';
+      auto.textContent = left > 0 ? t('rd.auto_start', { n: Math.ceil(left / 1000) }) : '';
     }
     for (const el of this.root.querySelectorAll('.rd-window[data-until]')) {
       const until = Number(el.dataset.until);
       if (!until) continue;
       const left = until - now;
-      el.textContent = left > 0 ? `${Math.ceil(left / 1000)} s to decide` : '';
+      el.textContent = left > 0 ? t('rd.decide_in', { n: Math.ceil(left / 1000) }) : '';
     }
     const next = this.root.querySelector('[data-testid="next-deal-in"]');
     if (next && v.next_deal_at) {
       const left = Number(v.next_deal_at) - now;
-      next.textContent = `${v.result?.tie_round_next ? 'A tie for the lead: one more round. ' : ''}${left > 0 ? `Next round in ${Math.ceil(left / 1000)} s` : 'Dealing…'}`;
+      next.textContent = `${v.result?.tie_round_next ? `${t('rd.tie_round')} ` : ''}${left > 0 ? t('rd.next_round_in', { n: Math.ceil(left / 1000) }) : t('clock.dealing')}`;
     }
   }
 }

@@ -14,7 +14,8 @@
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardElement, cardLabel, sortCards } from './cards.js';
 import { h } from './dom.js';
-import { CardDrag, bySeat, cls, plural, renderTable } from './ui.js';
+import { CardDrag, bySeat, cls, renderTable } from './ui.js';
+import { t } from './i18n.js';
 
 const HUNT_BONUS = 25;
 
@@ -35,9 +36,6 @@ export class TraditionalRemiTable extends BasicRummyTable {
     super.destroy();
   }
 
-  gameTitle() {
-    return 'Traditional Remi';
-  }
 
   layout() {
     const tree = super.layout();
@@ -51,8 +49,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
   }
 
   render() {
-    const title = `${this.myTurn ? '● Your turn · ' : ''}${this.gameTitle()} · Kartu`;
-    if (!renderTable(this, { title })) super.render();
+    if (!renderTable(this, { title: this.pageTitle() })) super.render();
     this.dragger.markZones();
   }
 
@@ -79,8 +76,8 @@ export class TraditionalRemiTable extends BasicRummyTable {
     if (line) {
       line.textContent = [
         this.dealProgress(),
-        this.stake ? `stake ${this.stake}` : null,
-        v.room?.spectators ? `${v.room.spectators} watching` : null,
+        this.stake ? t('tr.stake', { n: this.stake }) : null,
+        v.room?.spectators ? t('common.watching', { n: v.room.spectators }) : null,
       ].filter(Boolean).join(' · ');
     }
     return head;
@@ -94,39 +91,34 @@ export class TraditionalRemiTable extends BasicRummyTable {
   }
 
   myTurnText() {
-    return this.view.step === 'draw'
-      ? 'Your turn: draw from the stock or take the top discard.'
-      : 'Your turn: meld and lay off as much as you like, then discard.';
+    return this.view.step === 'draw' ? t('br.turn_draw') : t('tr.turn_play');
   }
 
   gameOverText() {
-    return `Match over. ${this.winnersText()}`;
+    return `${t('tr.match_over')} ${this.winnersText()}`;
   }
 
   dealOverText(r) {
-    if (r.void) return `Deal ${r.deal} ended without a winner: no penalties.`;
-    return `${this.nameOf(r.winner)} went out${r.hunt ? ' in one go: a hunt!' : '.'}`;
+    if (r.void) return t('tr.deal_void', { n: r.deal });
+    return t(this.about(r.winner, r.hunt ? 'tr.went_out_hunt' : 'tr.went_out'), { name: this.nameOf(r.winner) });
   }
 
   hintText() {
     const v = this.view;
     if (this.myTurn && v.step === 'play' && this.selected.size === 1) {
       const [id] = [...this.selected];
+      if (id === v.must_not_discard) return t('why.discard_just_taken', { card: cardLabel(id) });
       return this.allMelds().length
-        ? `Discard ${cardLabel(id)}, or drag it (or click a meld) to lay it off.`
-        : `Discard ${cardLabel(id)}?`;
+        ? t('tr.hint_discard_or_lay_off', { card: cardLabel(id) })
+        : t('hint.discard_q', { card: cardLabel(id) });
     }
-    if (this.myTurn && v.step === 'play' && this.selected.size === 0) {
-      return 'Select cards to meld. Drag a card onto any meld to lay it off, or onto the pile to discard.';
-    }
-    if (this.myTurn && v.step === 'play' && this.selected.size >= 3) {
-      return `Meld these ${this.selected.size} cards? You may lay down as many melds as you like.`;
-    }
+    if (this.myTurn && v.step === 'play' && this.selected.size === 0) return t('tr.hint_select');
+    if (this.myTurn && v.step === 'play' && this.selected.size >= 3) return t('tr.hint_meld_n', { n: this.selected.size });
     return super.hintText();
   }
 
   winnersText() {
-    return this.winnersSentence({ you: 'You win the match!', wins: 'wins the match' });
+    return this.winnersSentence({ you: t('tr.win_you'), wins: 'tr.win_one' });
   }
 
   resultPanel() {
@@ -136,24 +128,24 @@ export class TraditionalRemiTable extends BasicRummyTable {
     const over = v.phase === 'game_over';
     return h('section', { class: cls('result', over && 'is-final'), testid: 'result', role: 'status' },
       r ? this.dealSummary(r, seats) : null,
-      over ? this.matchSummary(seats) : this.nextDealBox('Next deal'));
+      over ? this.matchSummary(seats) : this.nextDealBox(t('btn.next_deal')));
   }
 
   dealSummary(r, seats) {
     const title = r.void
-      ? `Deal ${r.deal}: no winner`
-      : `Deal ${r.deal}: ${this.nameOf(r.winner)} went out`;
+      ? t('tr.result_void_title', { n: r.deal })
+      : t(this.about(r.winner, 'result.went_out_title'), { n: r.deal, name: this.nameOf(r.winner) });
     return [
-      h('h2', null, title, r.hunt ? h('span', { class: 'badge badge-hunt', testid: 'hunt' }, 'Hunt') : null),
+      h('h2', null, title, r.hunt ? h('span', { class: 'badge badge-hunt', testid: 'hunt' }, t('tr.hunt')) : null),
       r.void
-        ? h('p', { class: 'muted' }, 'The stock could not be rebuilt: nobody takes penalty points.')
+        ? h('p', { class: 'muted' }, t('tr.result_void_text'))
         : h('p', { class: 'muted small', testid: 'hunt-note' }, r.hunt
-          ? `${this.nameOf(r.winner)} laid every card down in a single turn: everyone else takes their hand's value plus ${HUNT_BONUS}.`
-          : 'Everyone else takes the value of the cards left in their hand.'),
+          ? t(this.about(r.winner, 'tr.hunt_note'), { name: this.nameOf(r.winner), bonus: HUNT_BONUS })
+          : t('tr.penalty_note')),
       h('div', { class: 'result-table-wrap' },
         h('table', { class: 'result-hands fan-cards' },
-          h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', null, 'Cards left'),
-            h('th', { class: 'num' }, 'Value'), h('th', { class: 'num' }, 'Penalty'))),
+          h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', null, t('col.cards_left')),
+            h('th', { class: 'num' }, t('col.value')), h('th', { class: 'num' }, t('col.penalty')))),
           h('tbody', null, seats.map((s) => {
             const cards = bySeat(r.hands, s.seat) || [];
             const value = bySeat(r.hand_values, s.seat);
@@ -163,7 +155,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
               h('td', null, this.nameOf(s.seat)),
               h('td', null, cards.length
                 ? h('span', { class: 'result-cards' }, sortCards(cards, 'suit').map((c) => cardElement(c)))
-                : h('span', { class: 'muted small' }, won ? 'out!' : '—')),
+                : h('span', { class: 'muted small' }, won ? t('result.out') : '—')),
               h('td', { class: 'num' }, value ?? '—'),
               h('td', { class: 'num penalty', testid: `penalty-${s.seat}` },
                 won ? '0' : `+${penalty}`,
@@ -179,13 +171,13 @@ export class TraditionalRemiTable extends BasicRummyTable {
     const winners = new Set(v.winners || []);
     const best = ranking.length ? ranking[0].score ?? 0 : 0;
     return h('div', { class: 'game-over', testid: 'game-over' },
-      h('h3', null, this.winnersText() || 'Match over'),
-      h('p', { class: 'muted small' }, 'Lowest penalty total wins.'),
+      h('h3', null, this.winnersText() || t('tr.match_over')),
+      h('p', { class: 'muted small' }, t('tr.lowest_wins')),
       h('div', { class: 'result-table-wrap' },
         h('table', { class: 'result-hands match-table', testid: 'standings' },
-          h('thead', null, h('tr', null, h('th', null, '#'), h('th', null, 'Player'),
-            h('th', { class: 'num' }, 'Penalties'), h('th', { class: 'num col-behind' }, 'Behind'),
-            payouts ? h('th', { class: 'num' }, 'Chips') : null)),
+          h('thead', null, h('tr', null, h('th', null, '#'), h('th', null, t('col.player')),
+            h('th', { class: 'num' }, t('col.penalties')), h('th', { class: 'num col-behind' }, t('col.behind')),
+            payouts ? h('th', { class: 'num' }, t('col.chips')) : null)),
           h('tbody', null, ranking.map((s, i) => h('tr', {
             class: cls(winners.has(s.seat) && 'is-winner', s.seat === this.you && 'is-you'),
             testid: `standing-${s.seat}`,
@@ -206,17 +198,17 @@ export class TraditionalRemiTable extends BasicRummyTable {
     const colours = ['#e8b935', '#4ade80', '#7dd3fc', '#f0a3c1'];
     return h('div', { class: 'pot-split', testid: 'pot-split' },
       h('p', { class: 'pot-line' },
-        h('strong', null, 'Prize pool: '),
-        h('span', { testid: 'pot' }, `${pot} chips`),
-        h('span', { class: 'muted small' }, ` (${seats.length} × ${this.stake} stake)`)),
-      h('div', { class: 'pot-bar', role: 'img', 'aria-label': 'How the pot is shared' },
+        h('strong', null, `${t('tr.prize_pool')} `),
+        h('span', { testid: 'pot' }, t('tr.n_chips', { n: pot })),
+        h('span', { class: 'muted small' }, ` (${t('tr.pot_from', { players: seats.length, stake: this.stake })})`)),
+      h('div', { class: 'pot-bar', role: 'img', 'aria-label': t('tr.pot_bar') },
         seats.filter((s) => payouts[s.seat] > 0).map((s) => h('span', {
           class: 'pot-slice',
           style: `flex-grow: ${payouts[s.seat]}; background: ${colours[s.seat % colours.length]}`,
           title: `${this.nameOf(s.seat)}: ${payouts[s.seat]}`,
         }, payouts[s.seat] / total >= 0.12 ? `${this.nameOf(s.seat)} ${payouts[s.seat]}` : ''))),
       h('p', { class: 'muted small' },
-        'The winner takes at least 75%; the rest goes to players less than 80 points behind, the closer the more.'));
+        t('tr.pot_rule')));
   }
 
   scoresPanel() {
@@ -226,34 +218,34 @@ export class TraditionalRemiTable extends BasicRummyTable {
     const deals = v.options?.deals;
     const leaders = this.leaders();
     return h('section', { class: 'panel scores', testid: 'scores' },
-      h('h2', null, 'Penalties'),
+      h('h2', null, t('col.penalties')),
       h('p', { class: 'muted small' },
-        [deals ? `${plural(deals, 'deal')}, lowest total wins` : 'Lowest total wins',
-          this.stake ? `pot ${Number(v.pot) || this.stake * seats.length} chips` : null]
+        [deals ? t('tr.deals_lowest', { n: deals }) : t('tr.lowest_total'),
+          this.stake ? t('tr.pot_n', { n: Number(v.pot) || this.stake * seats.length }) : null]
           .filter(Boolean).join(' · ')),
       h('div', { class: 'scores-wrap' },
         h('table', { class: 'score-table' },
-          this.scoreHead('Deal', seats),
+          this.scoreHead(t('col.deal'), seats),
           h('tbody', null, results.length
             ? results.map((r) => h('tr', { class: cls(r.void && 'is-void') },
-              h('th', { scope: 'row' }, r.deal ?? '', r.hunt ? h('sup', { title: 'Hunt: +25 each' }, 'H') : null),
+              h('th', { scope: 'row' }, r.deal ?? '', r.hunt ? h('sup', { title: t('tr.hunt_title', { bonus: HUNT_BONUS }) }, t('tr.hunt_mark')) : null),
               seats.map((s) => h('td', { class: 'num' },
                 r.void ? '·' : s.seat === r.winner
-                  ? h('span', { class: 'won', title: 'Went out' }, '✓')
+                  ? h('span', { class: 'won', title: t('tr.went_out_title') }, '✓')
                   : `+${bySeat(r.penalties, s.seat) ?? 0}`))))
-            : this.noScoresRow(seats, 'No deal finished yet.')),
+            : this.noScoresRow(seats, t('scores.none_yet'))),
           this.scoreTotals(seats, (s) => leaders.has(s.seat)))));
   }
 
   describe(ev) {
     switch (ev.kind) {
       case 'deal_over':
-        if (ev.void) return `Deal ${ev.deal} ended without a winner.`;
-        return `${this.nameOf(ev.winner)} went out${ev.hunt ? ': a hunt, +25 to everyone else' : ''}.`;
+        if (ev.void) return t('tr.log_void', { n: ev.deal });
+        return t(this.about(ev.winner, ev.hunt ? 'tr.log_went_out_hunt' : 'tr.log_went_out'), { name: this.nameOf(ev.winner), bonus: HUNT_BONUS });
       case 'stock_shuffled':
-        return 'The discard pile was shuffled into a new stock.';
+        return t('tr.log_shuffled');
       case 'game_over':
-        return 'The match is over.';
+        return t('tr.log_match_over');
       default:
         return super.describe(ev);
     }

@@ -19,7 +19,7 @@ export function signed(n) {
   return v > 0 ? `+${v}` : String(v);
 }
 
-/** "1 card", "3 cards". */
+/** "1 card", "3 cards": English only; words on screen come from t() (i18n.js) and its plural forms. */
 export function plural(n, word, many = `${word}s`) {
   return `${n} ${n === 1 ? word : many}`;
 }

@@ -101,8 +101,9 @@ def new_page(
     width: int = 1280,
     height: int = 800,
     errors: list[str] | None = None,
+    locale: str = "en-US",
 ) -> Any:
-    context = browser.new_context(viewport={"width": width, "height": height})
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
     context.set_default_timeout(TIMEOUT_MS)
     if identity is not None:
         stored = {k: identity[k] for k in ("player_id", "name", "token")}
@@ -122,9 +123,13 @@ def open_page(browser: Any) -> Iterator[OpenPage]:
     errors: list[str] = []
 
     def _open(
-        url: str, identity: dict[str, Any] | None = None, width: int = 1280, height: int = 800
+        url: str,
+        identity: dict[str, Any] | None = None,
+        width: int = 1280,
+        height: int = 800,
+        locale: str = "en-US",
     ) -> Any:
-        page = new_page(browser, url, identity, width, height, errors)
+        page = new_page(browser, url, identity, width, height, errors, locale)
         pages.append(page)
         return page
 

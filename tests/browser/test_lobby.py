@@ -24,7 +24,7 @@ def test_lobby_to_a_game_against_a_bot(live_server, open_page: OpenPage) -> None
     # Open a two-seat Basic Rummy table with quick bots.
     assert page.get_by_test_id("create-game").input_value() == "basic_rummy"
     page.get_by_test_id("create-seats").select_option("2")
-    page.get_by_test_id("opt-bot_delay_ms").fill("200")
+    page.get_by_test_id("opt-bot_delay_ms").fill("0.2")  # seconds
     page.get_by_test_id("opt-deals").fill("3")
     page.get_by_test_id("btn-create").click()
 
