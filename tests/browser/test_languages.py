@@ -70,15 +70,15 @@ def test_an_indonesian_player_sees_an_indonesian_refusal(live_server, open_page:
     me.wait_my_turn_to_draw()
     expect(page.get_by_test_id("phase")).to_have_text("Giliranmu")
 
-    # Three cards that are no meld: the server refuses. The client has no
-    # sentence for that reason yet, so the Indonesian one of its code shows.
+    # Three cards that are no meld: the server refuses, and the client says
+    # why in Indonesian, the cards as symbols.
     me.draw_stock()
     me.select("9S", "JD", "KC")
     page.get_by_test_id("btn-meld").click()
     error = page.get_by_test_id("error")
     error.wait_for(state="visible")
     text = error.inner_text()
-    assert text == "Langkah itu tidak boleh sekarang."
+    assert text.endswith("bukan kombinasi.") and "9♠" in text, text
     assert not RULE_ID.search(text) and not RAW_CARD.search(text)
     assert len(me.hand()) == len(ANA) + 1
 
