@@ -5,14 +5,40 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 
-.PHONY: setup run test lint migrate bench load soak clean
+# Installs come from hashed lock files, never from pyproject.toml's ranges:
+#   requirements.lock          the newest allowed versions, with the dev tools: make run, make test
+#   requirements-runtime.lock  the same versions without the dev tools: the Dockerfile
+#   requirements-lowest.lock   every direct dependency at its lower bound: make test-lowest
+# All three are written by `make lock` (see README, "Dependencies").
+LOCK        := requirements.lock
+RUNTIME_LOCK := requirements-runtime.lock
+LOWEST_LOCK := requirements-lowest.lock
+LOWEST_VENV := .venv-lowest
+# The tests that prove pyproject.toml's lower bounds (browser and bench tests need the dev tools' newest).
+LOWEST_TESTS := tests/engine tests/app
+# uv resolves the lock files; it lives in its own venv, the project never needs it.
+UV_VERSION  := 0.13.9
+TOOLS       := .venv-tools
+UV          := $(TOOLS)/bin/uv
+COMPILE     := $(UV) pip compile --quiet pyproject.toml - --universal \
+               --python-version 3.11 --generate-hashes --custom-compile-command 'make lock'
+# Beside the project's dependencies the locks pin pip, and pyproject.toml's build-system
+# requirements to build kartu itself (installed with --no-build-isolation, so nothing
+# unhashed is downloaded).
+BUILD_REQS  := { echo 'pip>=24'; $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")'; }
+# `-P name` for each direct dependency: in $(LOWEST_LOCK) they follow their lower bounds
+# both ways, not the pins already there.
+DIRECT_P     = $(shell $(PYTHON) -c 'import re, tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(*("-P " + re.match(r"[\w.-]+", r)[0] for r in p["dependencies"] + p["optional-dependencies"]["dev"]))')
+
+.PHONY: setup run test test-lowest lint migrate bench load soak lock lock-upgrade clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/.installed: $(LOCK) pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip check
 	touch $@
 
 setup: $(VENV)/.installed
@@ -25,6 +51,39 @@ run: migrate
 
 test: setup
 	$(BIN)/pytest
+
+# The engine and app tests again, in $(LOWEST_VENV): every direct dependency at the
+# lowest version pyproject.toml allows ($(LOWEST_LOCK)).
+$(LOWEST_VENV)/bin/python:
+	$(PYTHON) -m venv $(LOWEST_VENV)
+
+$(LOWEST_VENV)/.installed: $(LOWEST_LOCK) pyproject.toml | $(LOWEST_VENV)/bin/python
+	$(LOWEST_VENV)/bin/python -m pip install --quiet --require-hashes -r $(LOWEST_LOCK)
+	$(LOWEST_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(LOWEST_VENV)/bin/python -m pip check
+	touch $@
+
+test-lowest: $(LOWEST_VENV)/.installed
+	$(LOWEST_VENV)/bin/python -c "$$CHECK_LOWEST"
+	$(LOWEST_VENV)/bin/pytest $(LOWEST_TESTS)
+
+# Fails when $(LOWEST_LOCK) has drifted from pyproject.toml: every direct dependency
+# must sit exactly at its lower bound (run `make lock` after changing one).
+define CHECK_LOWEST
+from importlib.metadata import requires, version
+from packaging.requirements import Requirement
+from packaging.version import Version
+stale = []
+for line in requires("kartu"):
+    req = Requirement(line)
+    low = [s.version for s in req.specifier if s.operator == ">="]
+    if low and Version(version(req.name)) != Version(low[0]):
+        stale.append(f"{req.name} {version(req.name)}, lower bound {low[0]}")
+if stale:
+    raise SystemExit("$(LOWEST_LOCK) is not at pyproject.toml's lower bounds (make lock): "
+                     + "; ".join(stale))
+endef
+export CHECK_LOWEST
 
 lint: setup
 	$(BIN)/ruff check .
@@ -48,5 +107,20 @@ load: setup
 soak: setup
 	KARTU_SOAK=$${KARTU_SOAK:-3} $(BIN)/pytest tests/fault -s
 
+# Lock files. `make lock` keeps every pin that still fits pyproject.toml and resolves
+# only what changed; `make lock-upgrade` takes the newest of everything
+# (`make lock-upgrade UPGRADE='-P fastapi'` upgrades one package).
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet 'uv==$(UV_VERSION)'
+
+lock: | $(UV)
+	$(BUILD_REQS) | $(COMPILE) --extra dev $(UPGRADE) -o $(LOCK)
+	$(BUILD_REQS) | $(COMPILE) -c $(LOCK) -o $(RUNTIME_LOCK)
+	$(BUILD_REQS) | $(COMPILE) --extra dev --resolution lowest-direct $(DIRECT_P) $(UPGRADE) -o $(LOWEST_LOCK)
+
+lock-upgrade: UPGRADE ?= --upgrade
+lock-upgrade: lock
+
 clean:
-	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(LOWEST_VENV) $(TOOLS) data .pytest_cache .mypy_cache .ruff_cache .hypothesis
