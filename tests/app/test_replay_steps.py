@@ -40,6 +40,14 @@ async def test_steps_replay_a_daily_game_to_its_scores_once_the_day_is_over(
         hidden = await client.get(steps_url)
         assert hidden.status_code == 403 and hidden.json()["code"] == "daily_private"
 
+        async def board() -> Any:
+            lines = (await client.get("/api/leaderboard/basic_rummy",
+                                      params={"date": DAY.isoformat()})).json()["entries"]
+            return lines or None
+
+        # Nor does the leaderboard lead to the day's games yet.
+        assert "room_id" not in (await wait_for(board, timeout=10, interval=0.05))[0]
+
         day["today"] = DAY + dt.timedelta(days=1)
 
         async def shown() -> Any:
@@ -73,6 +81,8 @@ async def test_steps_replay_a_daily_game_to_its_scores_once_the_day_is_over(
         assert scores == record["scores"] == replay["scores"]
         assert scores == [s["score"] for s in final["seats"]]
 
+        # Once the day is over each leaderboard line links to its game's replay.
+        assert (await board())[0]["room_id"] == room["room_id"]
         games = (await client.get("/api/me/games", headers=bearer(ana["token"]))).json()
         assert [g["room_id"] for g in games["games"]] == [room["room_id"]]
         assert games["games"][0]["seat"] == 0
