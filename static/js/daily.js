@@ -14,6 +14,7 @@ import {
   createGuest, fetchDaily, fetchGames, fetchLeaderboard, fetchPlayerStats, loadIdentity, onIdentityChange, playDaily,
 } from './api.js';
 import { h, mount } from './dom.js';
+import { replayLink } from './help.js';
 import { cls } from './ui.js';
 
 const BOARD_LIMIT = 20;
@@ -350,7 +351,7 @@ export class Daily {
       type: 'button', class: 'btn btn-quiet board-name', onclick: () => this.loadStats(e.player_id),
       title: 'Show this player’s daily stats',
     }, e.name), me && String(e.player_id) === String(me.player_id) ? h('span', { class: 'tag tag-you' }, 'you') : null),
-    h('td', { class: 'num' }, String(e.score)));
+    h('td', { class: 'num' }, String(e.score), e.room_id ? [' ', replayLink(e.room_id, { small: true, label: '▶' })] : null));
     const rows = entries.map((e) => row(e));
     if (you && !mineListed && you.rank) {
       rows.push(h('tr', { class: 'board-gap', 'aria-hidden': 'true' }, h('td', { colspan: 3 }, '⋯')));

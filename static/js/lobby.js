@@ -4,6 +4,7 @@ import {
   createGuest, createRoom, fetchGames, fetchRooms, inviteUrl, loadIdentity, onIdentityChange,
 } from './api.js';
 import { copyText, h, mount } from './dom.js';
+import { recentGamesPanel } from './recent_games.js';
 
 const ROOMS_REFRESH_MS = 3000;
 
@@ -139,7 +140,8 @@ export class Lobby {
             h('span', { class: 'daily-entry-go', 'aria-hidden': 'true' }, '→')) : null,
             h('section', { class: 'panel' },
               h('h2', null, 'Open a table'),
-              this.createForm)),
+              this.createForm),
+            recentGamesPanel()),
           h('section', { class: 'panel rooms-panel' },
             h('div', { class: 'panel-head' },
               h('h2', null, 'Tables'),

@@ -11,6 +11,7 @@
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { copyText, formatClock, h, mount } from './dom.js';
 import { bySeat, cls, plural } from './ui.js';
+import { replayLink, rulesButton, tableDealNotes } from './help.js';
 
 const PHASE_LABELS = {
   waiting: 'Waiting',
@@ -341,6 +342,7 @@ export class BasicRummyTable {
         class: cls('phase-badge', `phase-${v.phase}`), testid: 'phase', dataset: { phase: v.phase },
       }, this.myTurn ? 'Your turn' : PHASE_LABELS[v.phase] || v.phase),
       h('div', { class: 'head-actions' },
+        rulesButton(v.game),
         h('button', {
           type: 'button', class: 'btn btn-small btn-ghost', testid: 'btn-invite',
           onclick: () => this.copyInvite(), title: 'Copy a link to this table',
@@ -687,7 +689,7 @@ export class BasicRummyTable {
                   ? h('span', { class: 'result-cards' }, sortCards(cards, 'suit').map((c) => cardElement(c)))
                   : h('span', { class: 'muted small' }, s.seat === r.winner ? 'out!' : '—')),
                 h('td', { class: 'num' }, value ?? '—'));
-            }))))] : null,
+            }))), tableDealNotes(this))] : null,
       over ? this.gameOverBox(ranking) : this.nextDealBox('Next deal'));
   }
 
@@ -701,9 +703,9 @@ export class BasicRummyTable {
   }
 
   lobbyButton() {
-    return h('button', {
+    return [h('button', {
       type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
-    }, 'Back to the lobby');
+    }, 'Back to the lobby'), this.view?.phase === 'game_over' ? replayLink(this.ctx.roomId) : null];
   }
 
   /** Between deals: an optional note and, for a seated player, the next-deal button. */

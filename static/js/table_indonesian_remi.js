@@ -15,6 +15,7 @@ import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { h } from './dom.js';
 import { bySeat, cls, plural, renderTable, signed } from './ui.js';
+import { tableDealNotes } from './help.js';
 
 const TAKE_DEPTH = 3;
 const SEQUENCES = ['23456789T', 'JQK'];
@@ -392,7 +393,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
           h('table', { class: 'result-hands ir-breakdown fan-cards' },
             h('thead', null, h('tr', null, h('th', null, 'Player'), h('th', null, 'Melds'),
               h('th', null, 'Minus'), h('th', { class: 'num' }, 'Deal'), h('th', { class: 'num col-total' }, 'Total'))),
-            h('tbody', null, seats.map((s) => this.breakdownRow(s, r)))))] : null,
+            h('tbody', null, seats.map((s) => this.breakdownRow(s, r))))), tableDealNotes(this)] : null,
       over ? this.gameOverBox(ranking, { markYou: true }) : this.nextDealBox('Next deal'));
   }
 

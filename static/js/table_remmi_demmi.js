@@ -17,6 +17,7 @@ import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardShell, installSprite, sortByKey, symbolsMarkup } from './cards.js';
 import { esc, formatClock, h } from './dom.js';
 import { cls, plural, renderTable, signed } from './ui.js';
+import { tableDealNotes } from './help.js';
 
 export const COLOURS = {
   O: { name: 'orange', fill: '#ef7d1a', deep: '#a94e05' },
@@ -633,6 +634,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
             h('span', { class: 'rd-check-points' }, c.valid ? `★${c.awarded} · ${signed(c.points)}` : signed(c.points))),
           h('span', { class: 'rd-mini-cards' }, sortRd(c.cards || [], 'colour').map((id) => rdCardElement(id))))))
           : h('p', null, 'Nobody claimed a Remmi this round.'),
+        tableDealNotes(this),
         penalties.length ? h('p', { class: 'small' }, 'Penalties: ',
           penalties.map((p) => `${this.nameOf(p.seat)} ${signed(p.points)} (${p.reason})`).join('; ')) : null,
         h('div', { class: 'result-table-wrap' },
