@@ -126,6 +126,7 @@ export class Lobby {
             h('section', { class: 'panel' },
               h('h2', null, 'Your name'),
               this.identityBox),
+            recentGamesPanel(),
             this.onOpenDaily ? h('a', {
               href: '/?daily', class: 'daily-entry', testid: 'btn-daily',
               onclick: (e) => {

@@ -101,7 +101,7 @@ export class ReplayPage {
     const key = err.code === 'daily_private' ? 'replay.private'
       : err.code === 'no_replay' ? 'replay.missing'
         : err.code === 'replay_too_long' ? 'replay.too_long' : 'replay.error';
-    mount(this.root, h('div', { class: 'panel message-panel', testid: 'replay-unavailable', dataset: { code: err.code || '' } },
+    mount(this.root, h('div', { class: 'panel message-panel replay-unavailable', testid: 'replay-unavailable', dataset: { code: err.code || '' } },
       h('h1', null, pageText('replay.title')),
       h('p', null, pageText(key)),
       this.lobbyButton()));
@@ -288,12 +288,12 @@ export class ReplayPage {
     h('div', { class: 'replay-controls panel' },
       h('p', { class: 'replay-action', testid: 'replay-action', 'aria-live': 'polite' }, this.describe(this.index)),
       h('div', { class: 'replay-buttons' },
-        button('btn-replay-first', pageText('replay.first'), '⏮', () => this.go(0), this.index === 0),
+        button('btn-replay-first', pageText('replay.first'), '«', () => this.go(0), this.index === 0),
         button('btn-replay-prev', pageText('replay.prev'), `◀ ${pageText('replay.prev')}`, () => this.go(this.index - 1), this.index === 0),
         button('btn-replay-play', pageText(this.playing ? 'replay.pause' : 'replay.play'),
-          this.playing ? `⏸ ${pageText('replay.pause')}` : `▶ ${pageText('replay.play')}`, () => this.toggle()),
+          this.playing ? `❚❚ ${pageText('replay.pause')}` : `▶ ${pageText('replay.play')}`, () => this.toggle()),
         button('btn-replay-next', pageText('replay.next'), `${pageText('replay.next')} ▶`, () => this.go(this.index + 1), this.index >= last),
-        button('btn-replay-last', pageText('replay.last'), '⏭', () => this.go(last), this.index >= last),
+        button('btn-replay-last', pageText('replay.last'), '»', () => this.go(last), this.index >= last),
         speed),
       h('div', { class: 'replay-progress' }, slider,
         h('span', { class: 'small muted', testid: 'replay-step' }, pageText('replay.step', { n: this.index, total: last })))),
