@@ -234,7 +234,9 @@ export class ReplayPage {
       case 'discard':
         return pageText('act.discard', { name, card: cardLabel(a.card) });
       case 'offer':
-        return pageText('act.offer', { name, n: (a.cards || []).length });
+        return (a.cards || []).length === 1
+          ? pageText('act.offer_one', { name })
+          : pageText('act.offer', { name, n: (a.cards || []).length });
       case 'close': case 'next_deal': case 'start_timer': case 'withdraw': case 'return':
       case 'keep': case 'claim': case 'reveal': case 'peek':
         return pageText(`act.${a.kind}`, { name });

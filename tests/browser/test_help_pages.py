@@ -162,3 +162,66 @@ def test_a_replay_that_is_not_there_says_so(live_server: LiveServer, open_page: 
     unavailable = page.get_by_test_id("replay-unavailable")
     unavailable.wait_for(timeout=15_000)
     assert unavailable.get_attribute("data-code") == "no_replay"
+
+
+NOTES_SCRIPT = """async ([game, result, lang]) => {
+  document.documentElement.lang = lang;
+  const { dealNotes } = await import('/static/js/help.js');
+  const names = ['Ana', 'Budi', 'Citra'];
+  const notes = dealNotes(game, result, {
+    name: (s) => names[s], seats: [0, 1, 2], options: { hand_melds_count: true },
+  });
+  return [...notes.querySelectorAll('li')].map((li) => li.textContent);
+}"""
+
+
+def test_deal_results_explained_line_by_line(live_server: LiveServer, open_page: OpenPage) -> None:
+    page = open_page(f"{live_server.url}/rules")
+    page.wait_for_selector('[data-testid="rules-page"]')
+
+    basic = {"deal": 1, "winner": 0, "points": 34, "rummy": True, "void": False,
+             "hands": [[], ["KS", "QS", "4H"], ["9D", "3C"]], "hand_values": [0, 24, 10]}
+    lines = page.evaluate(NOTES_SCRIPT, ["basic_rummy", basic, "en"])
+    assert lines == [
+        "Ana went out: +34 from the cards left in the others' hands.",
+        "Budi still held 24 points.",
+        "Citra still held 10 points.",
+        "Rummy: Ana went out in one turn without having melded before, so the points are doubled.",
+    ]
+
+    # Budi holds three sevens but no sequence: in Indonesian Remi they count minus.
+    remi = {"deal": 1, "winner": 0, "closing_card": "AS", "bonus": 150, "seats": [
+        {"seat": 0, "table_melds": [{"kind": "run", "cards": ["2H", "3H", "4H"]}],
+         "table_points": 15, "hand_melds": [], "hand_points": 0, "minus_cards": [],
+         "minus_points": 0, "bonus": 150, "points": 165},
+        {"seat": 1, "table_melds": [], "table_points": 0, "hand_melds": [], "hand_points": 0,
+         "minus_cards": ["7S", "7H", "7D", "KC"], "minus_points": 25, "bonus": 0, "points": -25},
+        {"seat": 2, "table_melds": [], "table_points": 0,
+         "hand_melds": [{"kind": "run", "cards": ["JD", "QD", "KD"]},
+                        {"kind": "set", "cards": ["9S", "9H", "9C"]}],
+         "hand_points": 45, "minus_cards": [], "minus_points": 0, "bonus": 0, "points": 45},
+    ]}
+    lines = page.evaluate(NOTES_SCRIPT, ["indonesian_remi", remi, "id"])
+    assert lines[0] == "Ana menutup dengan A♠: sepuluh kali nilainya, +150."
+    assert lines[1] == "Ana: +15 untuk kombinasi di meja, +150 karena menutup = +165."
+    assert lines[2] == "Budi: \u221225 untuk kartu lainnya = -25."
+    assert lines[3] == "Budi tidak punya seri, jadi set tidak dihitung: kartunya minus."
+    assert lines[4] == "Citra: +45 untuk kombinasi yang masih di tangan = +45."
+    assert len(lines) == 5
+
+    traditional = {"deal": 1, "winner": 2, "hunt": True, "void": False,
+                   "hand_values": [12, 30, 0], "penalties": [37, 55, 0]}
+    lines = page.evaluate(NOTES_SCRIPT, ["traditional_remi", traditional, "sr"])
+    assert lines[0] == ("Ana dobija 37: 12 za karte u ruci i još 25 zato što je pobednik "
+                        "izašao iz ruke.")
+    assert lines[2] == "Citra je izašao i ne dobija kaznene bodove."
+
+    demmi = {"deal": 1, "claims": [{"seat": 1, "valid": True, "awarded": 4, "points": 4},
+                                   {"seat": 0, "valid": False, "awarded": None, "points": -5}],
+             "penalties": [{"seat": 2, "points": -1, "reason": "peek"}]}
+    lines = page.evaluate(NOTES_SCRIPT, ["remmi_demmi", demmi, "fr"])
+    assert lines == [
+        "Budi a annoncé un vrai Remmi et prend le bonhomme à 4 points : +4.",
+        "Ana a crié Remmi-Demmi ! sans avoir de Remmi : -5.",
+        "Citra : -1 (peek).",
+    ]

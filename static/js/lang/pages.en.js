@@ -55,6 +55,7 @@ export default {
   "act.next_deal": "{name} is ready for the next deal.",
   "act.start_timer": "{name} starts the timer.",
   "act.offer": "{name} offers {n} cards.",
+  "act.offer_one": "{name} offers 1 card.",
   "act.withdraw": "{name} withdraws the offer.",
   "act.return": "{name} sends the cards back.",
   "act.keep": "{name} keeps the cards.",

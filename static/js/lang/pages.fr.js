@@ -55,6 +55,7 @@ export default {
   "act.next_deal": "{name} est prêt pour la donne suivante.",
   "act.start_timer": "{name} lance le minuteur.",
   "act.offer": "{name} propose {n} cartes.",
+  "act.offer_one": "{name} propose 1 carte.",
   "act.withdraw": "{name} retire son offre.",
   "act.return": "{name} renvoie les cartes.",
   "act.keep": "{name} garde les cartes.",

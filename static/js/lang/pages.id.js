@@ -55,6 +55,7 @@ export default {
   "act.next_deal": "{name} siap untuk ronde berikutnya.",
   "act.start_timer": "{name} menyalakan waktu.",
   "act.offer": "{name} menawarkan {n} kartu.",
+  "act.offer_one": "{name} menawarkan 1 kartu.",
   "act.withdraw": "{name} menarik tawarannya.",
   "act.return": "{name} mengembalikan kartunya.",
   "act.keep": "{name} menyimpan kartunya.",

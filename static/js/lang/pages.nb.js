@@ -55,6 +55,7 @@ export default {
   "act.next_deal": "{name} er klar for neste runde.",
   "act.start_timer": "{name} starter klokka.",
   "act.offer": "{name} tilbyr {n} kort.",
+  "act.offer_one": "{name} tilbyr 1 kort.",
   "act.withdraw": "{name} trekker tilbudet.",
   "act.return": "{name} sender kortene tilbake.",
   "act.keep": "{name} beholder kortene.",
