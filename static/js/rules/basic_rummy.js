@@ -198,7 +198,7 @@ export default {
         "title": "Utdelingen",
         "text": [
           "Én kortstokk med 52 kort, uten jokere. Med 2 spillere får alle 10 kort, med 3 eller 4 spillere 7, med 5 eller 6 spillere 6.",
-          "Ett kort snus for å starte kastebunken. Resten er trekkbunken, med bildesiden ned."
+          "Ett kort snus for å starte kastebunken. Resten av kortstokken blir trekkbunken, med bildesiden ned."
         ]
       },
       {

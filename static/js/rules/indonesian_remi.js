@@ -211,7 +211,7 @@ export default {
         "id": "deal",
         "title": "Utdelingen",
         "text": [
-          "Én kortstokk med 52 kort, uten jokere, 2 til 4 spillere, 7 kort hver. Resten er trekkbunken; kastebunken er tom i starten. Giveren begynner.",
+          "Én kortstokk med 52 kort, uten jokere, 2 til 4 spillere, 7 kort hver. Resten av kortstokken er trekkbunken; kastebunken er tom i starten. Giveren begynner.",
           "Kortverdier: 2 til 10 er verdt 5, knekt, dame og konge 10, ess 15."
         ]
       },
