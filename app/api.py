@@ -156,6 +156,7 @@ async def my_recent_games(player: CurrentPlayer, store: StoreDep,
 @router.get("/rules", include_in_schema=False)
 @router.get("/rules/{game}", include_in_schema=False)
 async def rules_page(game: str | None = None) -> RedirectResponse:
-    """The rules pages live in the client: ``/?rules=<game>``."""
-    known = game if game is not None and find_game(game) is not None else "basic_rummy"
-    return RedirectResponse(f"/?rules={known}", status_code=307)
+    """The rules pages live in the client: ``/?rules=<game>`` (``/?rules``: the first game's)."""
+    if game is None or find_game(game) is None:
+        return RedirectResponse("/?rules", status_code=307)
+    return RedirectResponse(f"/?rules={game}", status_code=307)
