@@ -131,6 +131,12 @@ def test_rules_at_the_table_results_in_words_and_the_replay(
     assert [re.sub(r"\D", "", s) for s in scores] == totals
     assert "How the deal was scored" in page.get_by_test_id("deal-notes").inner_text()
 
+    # The lobby lists the game among yours, with its replay.
+    page.get_by_test_id("btn-lobby").click()
+    page.get_by_test_id(f"replay-link-{room}").click()
+    page.wait_for_selector('[data-testid="replay"][data-step="0"]')
+    assert hands() == dealt
+
 
 def test_rules_page_on_a_phone_follows_the_page_language(
     live_server: LiveServer, open_page: OpenPage
