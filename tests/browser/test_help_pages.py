@@ -231,3 +231,23 @@ def test_deal_results_explained_line_by_line(live_server: LiveServer, open_page:
         "Ana a crié Remmi-Demmi ! sans avoir de Remmi : -5.",
         "Citra : -1 (peek).",
     ]
+
+
+def test_rules_over_a_table_on_a_phone_keep_the_table(
+    live_server: LiveServer, open_page: OpenPage
+) -> None:
+    ana = new_guest(live_server.url, "Ana")
+    room = create_room(live_server.url, ana, 4, game="indonesian_remi")
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, **PHONE)
+    page.wait_for_selector('[data-testid="table"][data-phase="waiting"]')
+    set_lang(page, "fr")
+    dialog = open_rules_dialog(page)
+    assert dialog.get_by_test_id("rules-title").inner_text() == "Remi indonésien"
+    assert "pioche" in dialog.inner_text() and "défausse" in dialog.inner_text()
+    box = dialog.bounding_box()
+    assert box["x"] >= 0 and box["width"] <= PHONE["width"]
+    assert_fits(page)
+    dialog.get_by_test_id("rules-close").click()
+    page.get_by_test_id("rules-dialog").wait_for(state="detached")
+    assert page.get_by_test_id("table").get_attribute("data-room") == room
+    assert page.url.endswith(f"/?room={room}")
