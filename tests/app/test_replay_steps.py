@@ -9,7 +9,16 @@ from typing import Any
 
 import httpx
 
-from tests.app.test_daily import DAY, bearer, guest, play_in_process, running_app
+from app.store import Store
+from tests.app.test_daily import (
+    DAY,
+    add_entry,
+    bearer,
+    guest,
+    play_in_process,
+    running_app,
+    store,  # noqa: F401 (a fixture: the store on SQLite and PostgreSQL)
+)
 from tests.waiting import wait_for
 
 
@@ -105,3 +114,12 @@ async def test_the_rules_route_opens_the_clients_rules_page(tmp_path: Path) -> N
         assert remi.headers["location"] == "/?rules=indonesian_remi"
         odd = await client.get("/rules/chess")
         assert odd.headers["location"] == "/?rules"
+
+
+async def test_board_rooms_are_the_ranked_finished_games_of_that_day(store: Store) -> None:  # noqa: F811
+    ann, ann_room = await add_entry(store, "basic_rummy", "ann", 30)
+    await add_entry(store, "basic_rummy", "ann-practice", 99, ranked=False, player_id=ann)
+    bob, _ = await add_entry(store, "basic_rummy", "bob", None)  # still playing
+    cat, _ = await add_entry(store, "basic_rummy", "cat", 20, day=DAY - dt.timedelta(days=1))
+    assert await store.board_rooms("basic_rummy", DAY, [ann, bob, cat]) == {ann: ann_room}
+    assert await store.board_rooms("basic_rummy", DAY, []) == {}
