@@ -7,6 +7,12 @@ import { h } from './dom.js';
 import { openRules, pageText } from './rules.js';
 import { bySeat, signed } from './ui.js';
 
+/** Each game's name, for the pages that show a game outside its table. */
+export const GAME_TITLES = {
+  basic_rummy: 'Basic Rummy', indonesian_remi: 'Indonesian Remi',
+  traditional_remi: 'Traditional Remi', remmi_demmi: 'Remmi Demmi',
+};
+
 /** The Rules button of a table of `game`: the rules open in a dialog over the table. */
 export function rulesButton(game) {
   return h('button', {
@@ -25,6 +31,7 @@ export function replayLink(roomId, { small = false, label = null } = {}) {
   return h('a', {
     href: replayUrl(roomId), class: small ? 'btn btn-small btn-quiet replay-link' : 'btn replay-link',
     testid: small ? `replay-link-${roomId}` : 'btn-replay',
+    title: pageText('replay.watch'), 'aria-label': pageText('replay.watch'),
   }, label || pageText('replay.watch'));
 }
 

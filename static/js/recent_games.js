@@ -3,13 +3,9 @@
 
 import { loadIdentity } from './api.js';
 import { h, mount } from './dom.js';
-import { replayLink } from './help.js';
+import { GAME_TITLES, replayLink } from './help.js';
 import { pageText } from './rules.js';
 
-const TITLES = {
-  basic_rummy: 'Basic Rummy', indonesian_remi: 'Indonesian Remi',
-  traditional_remi: 'Traditional Remi', remmi_demmi: 'Remmi Demmi',
-};
 
 async function fetchRecent(token) {
   const response = await fetch('/api/me/games?limit=8', {
@@ -30,7 +26,7 @@ export function recentGamesPanel() {
       if (!games.length) return;
       mount(list, games.map((g) => h('li', { class: 'recent-game', testid: `recent-${g.room_id}` },
         h('span', { class: 'recent-title' },
-          h('strong', null, TITLES[g.game] || g.game),
+          h('strong', null, GAME_TITLES[g.game] || g.game),
           h('span', { class: 'muted small' }, ` · ${pageText('recent.score', { n: g.score })}`,
             g.won ? ` · ${pageText('recent.won')}` : '')),
         replayLink(g.room_id, { small: true, label: pageText('recent.watch') }))));

@@ -8,7 +8,7 @@
 
 import { cardElement, cardLabel, installCardSprite, sortCards } from './cards.js';
 import { h, mount } from './dom.js';
-import { dealNotes } from './help.js';
+import { GAME_TITLES, dealNotes } from './help.js';
 import { pageText } from './rules.js';
 import { cls } from './ui.js';
 
@@ -17,10 +17,6 @@ const SPEEDS = [0.5, 1, 2, 4];
 const STEP_MS = 1200;
 // A game that just ended may not be saved yet: its replay is asked again.
 const NOT_YET_RETRIES = 4;
-const TITLES = {
-  basic_rummy: 'Basic Rummy', indonesian_remi: 'Indonesian Remi',
-  traditional_remi: 'Traditional Remi', remmi_demmi: 'Remmi Demmi',
-};
 
 class LoadError extends Error {
   constructor(status, code) {
@@ -93,7 +89,7 @@ export class ReplayPage {
       mod.installRdSprite();
       this.rd = mod.rdCardElement;
     }
-    document.title = `${pageText('replay.title')} · ${TITLES[first.game] || first.game} · Kartu`;
+    document.title = `${pageText('replay.title')} · ${GAME_TITLES[first.game] || first.game} · Kartu`;
     this.render();
   }
 
@@ -282,7 +278,7 @@ export class ReplayPage {
     },
     h('header', { class: 'replay-head' },
       h('div', null,
-        h('h1', null, `${TITLES[this.meta.game] || this.meta.game} · ${pageText('replay.title')}`),
+        h('h1', null, `${GAME_TITLES[this.meta.game] || this.meta.game} · ${pageText('replay.title')}`),
         h('p', { class: 'muted small' },
           table.deal ? pageText('replay.deal', { n: table.deal }) : '',
           table.phase === 'game_over' ? ` · ${pageText('replay.game_over')}` : '')),
