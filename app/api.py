@@ -12,9 +12,11 @@ are waiting or being played are capped (409 ``too_many_rooms``).
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
 
 from app.daily import replay_is_private
@@ -31,6 +33,7 @@ from app.deps import (
 from engine.errors import BadOptions
 from engine.games import all_games, find_game
 from engine.options import common_defaults, validate_room_options
+from engine.replay import steps as replay_steps
 
 router = APIRouter()
 
@@ -155,3 +158,62 @@ async def get_replay(room_id: str, request: Request, store: StoreDep,
     if record is None:
         raise ApiError(404, "no_replay", "no finished game in that room")
     return record
+
+
+# --- watching a finished game, and the pages the client serves from "/" ----------
+
+# A replay's steps are computed on request, a page at a time (each page
+# replays the log from the start, and views only the steps it returns): the
+# longest log served, and the most steps in one answer.
+MAX_REPLAY_ACTIONS = 20_000
+MAX_STEPS_PAGE = 200
+
+
+@router.get("/api/rooms/{room_id}/replay/steps")
+async def get_replay_steps(
+    room_id: str, request: Request, store: StoreDep,
+    start: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_STEPS_PAGE)] = 50,
+) -> dict[str, Any]:
+    """A finished game step by step, every hand face up: ``steps`` from
+    ``start`` (0: the first deal as dealt), each ``{"index", "entry" (who did
+    what: ``seat``, ``action``, ``timeout``, ``bot``, ``at``), "events",
+    "view": {"table": the spectator's view, "own": each seat's part}}``;
+    ``total`` is the number of steps. Private like the replay itself."""
+    if await replay_is_private(request.app, store, room_id):
+        raise ApiError(403, "daily_private",
+                       "a daily deal's replay is private until its UTC day is over")
+    record = await store.replay(room_id)
+    if record is None:
+        raise ApiError(404, "no_replay", "no finished game in that room")
+    if len(record["actions"]) > MAX_REPLAY_ACTIONS:
+        raise ApiError(422, "replay_too_long", "this game is too long to watch step by step")
+    total = len(record["actions"]) + 1
+    page = await asyncio.to_thread(lambda: list(replay_steps(record, start, limit)))
+    return {
+        "room_id": room_id, "game": record["game"], "players": record["players"],
+        "seat_names": record["seat_names"], "scores": record["scores"],
+        "options": record["options"], "total": total, "start": start, "steps": page,
+    }
+
+
+@router.get("/api/me/games")
+async def my_recent_games(player: CurrentPlayer, store: StoreDep,
+                          limit: Annotated[int, Query(ge=1, le=50)] = 10) -> dict[str, Any]:
+    """The finished games the caller sat in, newest first (each links to its replay)."""
+    games = await store.recent_results(player.id, limit)
+    return {"games": [
+        {"room_id": g.room_id, "game": g.game, "seat": g.seat, "score": g.score, "won": g.won,
+         "scores": g.scores, "seat_names": g.seat_names,
+         "finished_at": g.finished_at.isoformat()}
+        for g in games
+    ]}
+
+
+@router.get("/rules", include_in_schema=False)
+@router.get("/rules/{game}", include_in_schema=False)
+async def rules_page(game: str | None = None) -> RedirectResponse:
+    """The rules pages live in the client: ``/?rules=<game>`` (``/?rules``: the first game's)."""
+    if game is None or find_game(game) is None:
+        return RedirectResponse("/?rules", status_code=307)
+    return RedirectResponse(f"/?rules={game}", status_code=307)

@@ -382,11 +382,18 @@ async def leaderboard(
             you = {"player_id": player.id, "name": player.name,
                    "status": await effective_status(entry, registry), "score": entry.score,
                    "rank": await _rank(store, entry)}
+    entries: list[dict[str, Any]] = [
+        {"rank": line.rank, "player_id": line.player_id, "name": line.name,
+         "score": line.score} for line in lines]
+    if day_is_over(day, today(request.app)):
+        # The day's replays are public now: each line links to its game.
+        rooms = await store.board_rooms(game, day, [line.player_id for line in lines])
+        for entry_line in entries:
+            entry_line["room_id"] = rooms.get(entry_line["player_id"])
     return {
         "game": game, "date": day.isoformat(),
         "ranking": ranking(rules),
-        "entries": [{"rank": line.rank, "player_id": line.player_id, "name": line.name,
-                     "score": line.score} for line in lines],
+        "entries": entries,
         "total": total,
         "you": you,
     }

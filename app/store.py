@@ -549,6 +549,20 @@ class Store:
             )
         return None if row is None else _daily_record(row)
 
+    async def board_rooms(self, game: str, day: dt.date, player_ids: list[str]
+                          ) -> dict[str, str]:
+        """The rooms of those players' ranked games of that game and day, by player."""
+        if not player_ids:
+            return {}
+        async with self._session() as session:
+            rows = await session.execute(
+                select(DailyEntry.player_id, DailyEntry.room_id).where(
+                    _on_board(game, day) & DailyEntry.player_id.in_(player_ids)
+                    & DailyEntry.ranked
+                )
+            )
+            return {row.player_id: row.room_id for row in rows}
+
     async def daily_entry_for_room(self, room_id: str) -> DailyEntryRecord | None:
         """The daily entry played in that room, or None (not a daily room)."""
         async with self._session() as session:

@@ -6,6 +6,8 @@
 //   /?room=ID&watch=1      watch a table
 //   /?room=ID&daily=GAME   a daily room (a strip links to its leaderboard)
 //   /?daily[&game=G&date=D] the daily deals and their leaderboards
+//   /?rules=GAME           a game's rules (static/js/rules.js)
+//   /?replay=ID            a finished game, move by move (static/js/replay.js)
 //
 // One WebSocket serves the whole page; the open screen subscribes to it.
 
@@ -19,6 +21,8 @@ import {
 } from './i18n.js';
 import { GameSocket } from './socket.js';
 import { Daily } from './daily.js';
+import { ReplayPage } from './replay.js';
+import { RulesPage } from './rules.js';
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { GenericTable } from './table_generic.js';
 import { IndonesianRemiTable } from './table_indonesian_remi.js';
@@ -351,6 +355,10 @@ function route() {
       if (socket.wanted) socket.restart();
     }
     screen = new RoomScreen(main, roomId, watch ? 'spectator' : 'player', { daily: params.get('daily') });
+  } else if (params.has('rules')) {
+    screen = new RulesPage(main, params.get('rules'), { onNavigate: (url) => navigate(url) });
+  } else if (params.has('replay')) {
+    screen = new ReplayPage(main, params.get('replay'), { onLobby: () => navigate('/') });
   } else if (params.has('daily')) {
     screen = new Daily(main, {
       game: params.get('game'),

@@ -14,6 +14,7 @@ import {
   createGuest, fetchDaily, fetchGames, fetchLeaderboard, fetchPlayerStats, loadIdentity, onIdentityChange, playDaily,
 } from './api.js';
 import { h, mount } from './dom.js';
+import { replayLink } from './help.js';
 import { cls } from './ui.js';
 import { errorText, has, locale, t, tn } from './i18n.js';
 import { gameName, nameLimit, NAME_MAX } from './lobby.js';
@@ -353,7 +354,7 @@ export class Daily {
       type: 'button', class: 'btn btn-quiet board-name', onclick: () => this.loadStats(e.player_id),
       title: t('daily.show_stats_title'),
     }, e.name), me && String(e.player_id) === String(me.player_id) ? h('span', { class: 'tag tag-you' }, t('tag.you')) : null),
-    h('td', { class: 'num' }, String(e.score)));
+    h('td', { class: 'num' }, String(e.score), e.room_id ? [' ', replayLink(e.room_id, { small: true, label: '▶' })] : null));
     const rows = entries.map((e) => row(e));
     if (you && !mineListed && you.rank) {
       rows.push(h('tr', { class: 'board-gap', 'aria-hidden': 'true' }, h('td', { colspan: 3 }, '⋯')));

@@ -5,6 +5,7 @@ import {
 } from './api.js';
 import { copyText, h, mount } from './dom.js';
 import { errorText, has, localError, t, tn } from './i18n.js';
+import { recentGamesPanel } from './recent_games.js';
 
 const ROOMS_REFRESH_MS = 3000;
 export const NAME_MAX = 24;
@@ -166,6 +167,7 @@ export class Lobby {
             h('section', { class: 'panel' },
               h('h2', null, t('lobby.your_name')),
               this.identityBox),
+            recentGamesPanel(),
             this.onOpenDaily ? h('a', {
               href: '/?daily', class: 'daily-entry', testid: 'btn-daily',
               onclick: (e) => {

@@ -11,6 +11,7 @@
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { copyText, formatClock, h, mount } from './dom.js';
 import { bySeat, cls } from './ui.js';
+import { replayLink, rulesButton, tableDealNotes } from './help.js';
 import { errorText, has, listText, t, tn } from './i18n.js';
 import { gameName } from './lobby.js';
 
@@ -355,6 +356,7 @@ export class BasicRummyTable {
         class: cls('phase-badge', `phase-${v.phase}`), testid: 'phase', dataset: { phase: v.phase },
       }, this.myTurn ? t('table.your_turn') : (has(`phase.${v.phase}`) ? t(`phase.${v.phase}`) : v.phase)),
       h('div', { class: 'head-actions' },
+        rulesButton(v.game),
         h('button', {
           type: 'button', class: 'btn btn-small btn-ghost', testid: 'btn-invite',
           onclick: () => this.copyInvite(), title: t('table.invite_title'),
@@ -746,7 +748,7 @@ export class BasicRummyTable {
                   ? h('span', { class: 'result-cards' }, sortCards(cards, 'suit').map((c) => cardElement(c)))
                   : h('span', { class: 'muted small' }, s.seat === r.winner ? t('result.out') : '—')),
                 h('td', { class: 'num' }, value ?? '—'));
-            }))))] : null,
+            }))), tableDealNotes(this))] : null,
       over ? this.gameOverBox(ranking) : this.nextDealBox(t('btn.next_deal')));
   }
 
@@ -760,9 +762,9 @@ export class BasicRummyTable {
   }
 
   lobbyButton() {
-    return h('button', {
+    return [h('button', {
       type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
-    }, t('common.back_to_lobby'));
+    }, t('common.back_to_lobby')), this.view?.phase === 'game_over' ? replayLink(this.ctx.roomId) : null];
   }
 
   /** Between deals: an optional note and, for a seated player, the next-deal button. */

@@ -15,6 +15,7 @@ import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { h } from './dom.js';
 import { bySeat, cls, renderTable, signed } from './ui.js';
+import { tableDealNotes } from './help.js';
 import { t, tn } from './i18n.js';
 import { whyButton } from './table_basic_rummy.js';
 
@@ -406,7 +407,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
           h('table', { class: 'result-hands ir-breakdown fan-cards' },
             h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', null, t('col.melds')),
               h('th', null, t('col.minus')), h('th', { class: 'num' }, t('col.deal')), h('th', { class: 'num col-total' }, t('col.total')))),
-            h('tbody', null, seats.map((s) => this.breakdownRow(s, r)))))] : null,
+            h('tbody', null, seats.map((s) => this.breakdownRow(s, r))))), tableDealNotes(this)] : null,
       over ? this.gameOverBox(ranking, { markYou: true }) : this.nextDealBox(t('btn.next_deal')));
   }
 

@@ -17,6 +17,7 @@ import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardShell, installSprite, sortByKey, symbolsMarkup } from './cards.js';
 import { esc, formatClock, h } from './dom.js';
 import { cls, renderTable, signed } from './ui.js';
+import { tableDealNotes } from './help.js';
 import { has, t } from './i18n.js';
 import { whyButton } from './table_basic_rummy.js';
 
@@ -668,6 +669,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
             h('span', { class: 'rd-check-points' }, c.valid ? `★${c.awarded} · ${signed(c.points)}` : signed(c.points))),
           h('span', { class: 'rd-mini-cards' }, sortRd(c.cards || [], 'colour').map((id) => rdCardElement(id))))))
           : h('p', null, t('rd.no_claims')),
+        tableDealNotes(this),
         penalties.length ? h('p', { class: 'small' }, `${t('col.penalties')}: `,
           penalties.map((p) => {
             const why = reasonText(p.reason);

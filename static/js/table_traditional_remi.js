@@ -15,6 +15,7 @@ import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardElement, cardLabel, sortCards } from './cards.js';
 import { h } from './dom.js';
 import { CardDrag, bySeat, cls, renderTable } from './ui.js';
+import { tableDealNotes } from './help.js';
 import { t } from './i18n.js';
 
 const HUNT_BONUS = 25;
@@ -127,7 +128,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
     const seats = this.seatsInOrder();
     const over = v.phase === 'game_over';
     return h('section', { class: cls('result', over && 'is-final'), testid: 'result', role: 'status' },
-      r ? this.dealSummary(r, seats) : null,
+      r ? [this.dealSummary(r, seats), tableDealNotes(this)] : null,
       over ? this.matchSummary(seats) : this.nextDealBox(t('btn.next_deal')));
   }
 
