@@ -488,10 +488,11 @@ class RoomCore:
             # Before the game starts, leaving gives the seat up.
             seat.player_id = seat.name = None
         events = [event]
-        if self.status == "playing" and not cmd.disconnect and not seat.connections \
-                and not seat.away:
-            # Leaving a game on purpose (say, a rematch one does not want): its
-            # bot plays the seat at once, not only once the turn clock runs out.
+        if self.status == "playing" and self.game_number > 1 and not cmd.disconnect \
+                and not seat.connections and not seat.away:
+            # Leaving a rematch, which started without asking: its bot plays the
+            # seat at once, not only once the turn clock runs out. In a game one
+            # chose to join, leaving (to look at the lobby, say) keeps the seat.
             seat.away = True
             events.append({"kind": "away", "seat": seat.index})
         self._emit(now, events)
