@@ -49,11 +49,11 @@ def refusal(room: RoomCore, command: Any, now: int = 5) -> RoomError:
 
 def finished_room(**options: Any) -> RoomCore:
     """Ana (seat 0, connected) against a bot, played to the end by bots."""
-    room = make_room(2, deals=1, deal_pause_ms=0, turn_clock_s=0, **options)
+    room = make_room(2, deals=1, deal_pause_ms=0, turn_clock_s=1, **options)
     room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
     room.handle(AddBot("ana"), 1)
     room.handle(Start("ana"), 2)
-    room.handle(Leave("ana", 0, conn="p:1"), 2)  # her bot plays for her
+    room.handle(Leave("ana", 0, conn="p:1"), 2)  # her turn clock runs out: her bot plays
     run_until(room, lambda: False, 2)
     assert room.status == "finished"
     room.handle(Join("ana", "Ana", "player", conn="p:2"), 9_000)  # and she is back
@@ -140,12 +140,16 @@ def test_in_a_rematch_a_player_who_is_not_there_is_played_by_a_bot() -> None:
     assert room.next_wakeup() is not None
 
 
-def test_leaving_a_game_on_purpose_hands_the_seat_to_its_bot_at_once() -> None:
+def test_leaving_a_game_keeps_the_seat_and_leaving_a_rematch_hands_it_to_its_bot() -> None:
     room = make_room(2, turn_clock_s=0)
     room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
     room.handle(AddBot("ana"), 1)
     room.handle(Start("ana"), 2)
-    room.handle(Leave("ana", 0, conn="p:1"), 3)
+    room.handle(Leave("ana", 0, conn="p:1"), 3)  # a look at the lobby, say
+    assert not room.seats[0].away and room.seats[0].player_id == "ana"
+    room = finished_room()
+    room.handle(Rematch("ana", 42), 10_000)
+    room.handle(Leave("ana", 0, conn="p:2"), 10_001)  # she did not ask for this game
     assert room.seats[0].away and room.seats[0].player_id == "ana"
     assert {"kind": "away", "seat": 0} in room.outbox[-1].events
 
