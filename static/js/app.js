@@ -172,7 +172,7 @@ class RoomScreen {
       inviteUrl: inviteUrl(this.roomId),
       identity: () => loadIdentity(),
       act: (action) => socket.request({ type: 'act', room: this.roomId, action }),
-      command: (type) => socket.request({ type, room: this.roomId }),
+      command: (type, fields = {}) => socket.request({ ...fields, type, room: this.roomId }),
       leave: () => this.leave(),
       serverNow: () => socket.serverNow(),
     };

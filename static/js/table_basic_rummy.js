@@ -395,7 +395,12 @@ export class BasicRummyTable {
       h('span', { class: 'avatar', 'aria-hidden': 'true' }, s.name ? initialOf(displayName(s)) : '+'),
       h('span', { class: 'seat-name' }, displayName(s) || t('table.free_seat')),
       s.seat === this.you ? h('span', { class: 'tag' }, t('tag.you')) : null,
-      s.bot ? h('span', { class: 'tag tag-bot' }, t('tag.bot')) : null))),
+      s.bot ? h('span', { class: 'tag tag-bot' }, t('tag.bot')) : null,
+      owner && s.bot ? h('button', {
+        type: 'button', class: 'btn btn-small btn-ghost seat-remove', testid: `btn-remove-bot-${s.seat}`,
+        title: t('table.remove_bot_title', { name: displayName(s) }), disabled: this.busy,
+        onclick: () => this.run(() => this.ctx.command('remove_bot', { seat: s.seat })),
+      }, t('table.remove_bot')) : null))),
       h('div', { class: 'invite' },
         h('label', { for: 'invite-link', class: 'small' }, t('table.invite_link')),
         h('div', { class: 'row' },
@@ -762,9 +767,22 @@ export class BasicRummyTable {
   }
 
   lobbyButton() {
-    return [h('button', {
+    return [this.rematchButton(), h('button', {
       type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
     }, t('common.back_to_lobby')), this.view?.phase === 'game_over' ? replayLink(this.ctx.roomId) : null];
+  }
+
+  /**
+   * "Play again", for a seated player once the game is over: the room deals
+   * the next game at once for the whole table. Daily (private) rooms play once.
+   */
+  rematchButton() {
+    const v = this.view;
+    if (v?.phase !== 'game_over' || !this.seated || v.room?.private) return null;
+    return h('button', {
+      type: 'button', class: 'btn btn-accent', testid: 'btn-rematch', disabled: this.busy,
+      onclick: () => this.run(() => this.ctx.command('rematch')),
+    }, t('btn.rematch'));
   }
 
   /** Between deals: an optional note and, for a seated player, the next-deal button. */
@@ -866,6 +884,10 @@ export class BasicRummyTable {
         return t('log.left', { name: ev.name || who });
       case 'bot_added':
         return t('log.bot_added', { name: String(ev.name || t('tag.bot')).replace(/\s*\(bot\)$/i, '') });
+      case 'bot_removed':
+        return t('log.bot_removed', { n: Number(ev.seat) + 1 });
+      case 'rematch_offered':
+        return t(this.about(ev.by, 'log.rematch_offered'), { name: ev.name || this.nameOf(ev.by) });
       case 'reconnected':
         return t('log.reconnected', { name: ev.name || who });
       case 'disconnected':

@@ -1,0 +1,86 @@
+"""Around the Basic Rummy table: removing a bot before the start, and playing
+again at game over."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import (
+    OpenPage,
+    Table,
+    create_room,
+    new_guest,
+    scenario,
+)
+
+pytestmark = pytest.mark.browser
+
+# Seat 0 (Ana) plays first: she draws KH, melds the ten spades and discards KH: out.
+SPADES = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS"]
+OTHERS = ["2H", "4H", "6H", "8D", "TD", "QH", "3C", "5C", "9H", "KD"]
+SHORT = scenario(
+    dealer=1, hands=[SPADES, OTHERS], stock=["KH", "4C", "JC", "QS", "KS", "3D"], discard=["JD"]
+)
+
+
+def test_the_owner_removes_a_bot_before_the_start(live_server, open_page: OpenPage) -> None:
+    ana = new_guest(live_server.url, "Ana")
+    room = create_room(live_server.url, ana, 3)
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana)
+    me = Table(page)
+    me.wait_phase("waiting")
+    assert page.get_by_test_id("btn-remove-bot-0").count() == 0  # Ana's own seat
+    for seat in (1, 2):
+        me.by_id("btn-add-bot").click()
+        page.wait_for_selector(f'[data-testid="seat-{seat}"].is-taken')
+
+    me.by_id("btn-remove-bot-1").click()
+    page.wait_for_selector('[data-testid="seat-1"].is-free')
+    me.wait_log("The bot left seat 2.")
+    assert page.get_by_test_id("btn-remove-bot-1").count() == 0
+    assert page.get_by_test_id("btn-remove-bot-2").is_visible()
+
+    # The free seat takes a bot again, and the game starts with it.
+    me.by_id("btn-add-bot").click()
+    page.wait_for_selector('[data-testid="seat-1"].is-taken')
+    me.by_id("btn-start").click()
+    me.wait_phase("playing")
+
+
+def test_two_players_finish_and_one_click_plays_again(live_server, open_page: OpenPage) -> None:
+    ana = new_guest(live_server.url, "Ana")
+    budi = new_guest(live_server.url, "Budi")
+    room = create_room(live_server.url, ana, 2, scenario=SHORT, deals=1)
+    ana_page = open_page(f"{live_server.url}/?room={room}", identity=ana)
+    me = Table(ana_page)
+    me.wait_phase("waiting")
+    budi_page = open_page(f"{live_server.url}/?room={room}", identity=budi)
+    other = Table(budi_page)
+    other.wait_phase("waiting")
+    ana_page.wait_for_selector('[data-testid="seat-1"].is-taken')
+    assert ana_page.get_by_test_id("btn-remove-bot-1").count() == 0  # Budi is no bot
+    me.by_id("btn-start").click()
+    me.wait_phase("playing")
+    other.wait_phase("playing")
+
+    me.wait_my_turn_to_draw()
+    me.draw_stock()
+    me.select(*SPADES)
+    me.by_id("btn-meld").click()
+    me.wait_hand_size(1)
+    me.discard("KH")
+    me.wait_phase("game_over")
+    other.wait_phase("game_over")
+    assert budi_page.get_by_test_id("btn-rematch").is_visible()
+
+    budi_page.get_by_test_id("btn-rematch").click()
+    other.wait_phase("playing")
+    me.wait_phase("playing")
+    me.wait_log("Budi asked to play again")
+    other.wait_log("You asked to play again")
+    # The same room, a new game: full hands again, and the same seats.
+    assert f"room={room}" in ana_page.url and f"room={room}" in budi_page.url
+    me.wait_hand_size(10)
+    other.wait_hand_size(10)
+    assert ana_page.get_by_test_id("table").get_attribute("data-you") == "0"
+    assert budi_page.get_by_test_id("table").get_attribute("data-you") == "1"
