@@ -93,10 +93,12 @@ class RoomScreen {
     this.joining = false;
     this.closed = false;
     this.early = [];
+    this.earlyLog = null;
     this.unsubscribe = [
       socket.on('state', (msg) => this.onState(msg)),
       socket.on('event', (msg) => this.onEvent(msg)),
       socket.on('spectators', (msg) => this.onSpectators(msg)),
+      socket.on('log', (msg) => this.onLog(msg)),
       socket.on('error', (err) => this.table?.showError(err)),
       socket.on('open', ({ reconnect }) => {
         if (reconnect || !this.joined) this.join();
@@ -187,7 +189,9 @@ class RoomScreen {
       this.table?.destroy();
       this.table = new Table(this.root, this.context());
       this.tableGame = game;
-      for (const event of this.early.splice(0)) this.table.onEvent(event);
+      for (const { event, version } of this.early.splice(0)) this.table.onEvent(event, version);
+      if (this.earlyLog) this.table.loadLog(this.earlyLog);
+      this.earlyLog = null;
     }
     this.table.update(msg.view, msg.version);
     if (this.daily) this.renderStrip(msg.view.phase);
@@ -221,8 +225,15 @@ class RoomScreen {
 
   onEvent(msg) {
     if (this.closed || String(msg.room) !== this.roomId) return;
-    if (this.table) this.table.onEvent(msg.event);
-    else this.early.push(msg.event);
+    if (this.table) this.table.onEvent(msg.event, msg.version);
+    else this.early.push({ event: msg.event, version: msg.version });
+  }
+
+  /** The current game's table log (on every join): the table's log starts over from it. */
+  onLog(msg) {
+    if (this.closed || String(msg.room) !== this.roomId) return;
+    if (this.table) this.table.loadLog(msg);
+    else this.earlyLog = msg;
   }
 
   showMissing() {

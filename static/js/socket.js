@@ -325,6 +325,10 @@ export class GameSocket {
         // How many watch: no new version of the room, so no state comes with it.
         this.emit('spectators', msg);
         break;
+      case 'log':
+        // The current game's table log, right after a join's state.
+        this.emit('log', msg);
+        break;
       default:
         break;
     }

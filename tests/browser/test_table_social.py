@@ -1,5 +1,5 @@
-"""Around the Basic Rummy table: removing a bot before the start, and playing
-again at game over."""
+"""Around the Basic Rummy table: removing a bot before the start, playing again
+at game over, and the table log that a reload brings back."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import pytest
 from tests.browser.conftest import (
     OpenPage,
     Table,
+    card_text,
     create_room,
     new_guest,
     scenario,
 )
+from tests.browser.test_table import start_scenario_room
 
 pytestmark = pytest.mark.browser
 
@@ -84,3 +86,32 @@ def test_two_players_finish_and_one_click_plays_again(live_server, open_page: Op
     other.wait_hand_size(10)
     assert ana_page.get_by_test_id("table").get_attribute("data-you") == "0"
     assert budi_page.get_by_test_id("table").get_attribute("data-you") == "1"
+
+
+def test_a_reload_keeps_the_table_log_with_the_bot_moves_marked(
+    live_server, open_page: OpenPage
+) -> None:
+    ana = new_guest(live_server.url, "Ana")
+    _, page = start_scenario_room(live_server.url, ana, open_page)
+    me = Table(page)
+    me.wait_my_turn_to_draw()
+    me.draw_stock()
+    me.discard("KC")
+    me.wait_discard_top_not("KC")
+    me.wait_my_turn_to_draw()
+    bot_top = me.discard_top()
+    assert bot_top is not None
+
+    page.reload()
+    me.wait_phase("playing")
+    me.wait_log(f"You discarded {card_text('KC')}")
+    me.wait_log(f"discarded {card_text(bot_top)}")
+    items = page.eval_on_selector_all(
+        '[data-testid="log"] li', "els => els.map(e => [e.textContent, e.dataset.bot || ''])"
+    )
+    bot_lines = [text for text, mark in items if mark == "bot"]
+    assert any(f"discarded {card_text(bot_top)}. (bot)" in text for text in bot_lines), items
+    assert all(text.endswith("(bot)") for text in bot_lines), items
+    mine = [mark for text, mark in items if text.startswith("You ")]
+    assert mine and not any(mine), items
+    assert sum(f"You discarded {card_text('KC')}" in text for text, _ in items) == 1, items

@@ -309,6 +309,8 @@ export default {
   "log.back.you": "You took your seat back.",
   "log.bot_added": "{name} sat down (bot).",
   "log.bot_removed": "The bot left seat {n}.",
+  "log.by_bot": "(bot)",
+  "log.by_bot_standing_in": "(bot standing in)",
   "log.deal_started": "Deal {n} begins; {dealer} dealt.",
   "log.deal_started.you": "Deal {n} begins; you dealt.",
   "log.deal_void": "Deal {n} is void.",

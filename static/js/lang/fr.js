@@ -308,6 +308,8 @@ export default {
   "log.back.you": "Vous avez repris votre place.",
   "log.bot_added": "{name} prend place (robot).",
   "log.bot_removed": "Le robot a quitté la place {n}.",
+  "log.by_bot": "(robot)",
+  "log.by_bot_standing_in": "(robot en remplacement)",
   "log.deal_started": "La donne {n} commence ; {dealer} a distribué.",
   "log.deal_started.you": "La donne {n} commence ; vous avez distribué.",
   "log.deal_void": "La donne {n} est nulle.",

@@ -295,6 +295,8 @@ export default {
   "log.back.you": "Kamu kembali ke kursimu.",
   "log.bot_added": "{name} duduk (bot).",
   "log.bot_removed": "Bot meninggalkan kursi {n}.",
+  "log.by_bot": "(bot)",
+  "log.by_bot_standing_in": "(bot menggantikan)",
   "log.deal_started": "Ronde {n} dimulai; {dealer} membagikan kartu.",
   "log.deal_started.you": "Ronde {n} dimulai; kamu membagikan kartu.",
   "log.deal_void": "Ronde {n} batal.",

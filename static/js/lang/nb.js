@@ -308,6 +308,8 @@ export default {
   "log.back.you": "Du tok plassen din tilbake.",
   "log.bot_added": "{name} satte seg (robot).",
   "log.bot_removed": "Roboten forlot plass {n}.",
+  "log.by_bot": "(robot)",
+  "log.by_bot_standing_in": "(robot som vikar)",
   "log.deal_started": "Runde {n} begynner; {dealer} ga.",
   "log.deal_started.you": "Runde {n} begynner; du ga.",
   "log.deal_void": "Runde {n} er ugyldig.",

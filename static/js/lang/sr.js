@@ -321,6 +321,8 @@ export default {
   "log.back.you": "Ponovo preuzimaš svoje mesto.",
   "log.bot_added": "{name} seda za sto (bot).",
   "log.bot_removed": "Bot je napustio mesto {n}.",
+  "log.by_bot": "(bot)",
+  "log.by_bot_standing_in": "(bot menja igrača)",
   "log.deal_started": "Počinje deljenje {n}; deli {dealer}.",
   "log.deal_started.you": "Počinje deljenje {n}; ti deliš.",
   "log.deal_void": "Deljenje {n} je poništeno.",
