@@ -190,10 +190,11 @@ class RoomScreen {
       this.table = new Table(this.root, this.context());
       this.tableGame = game;
       for (const { event, version } of this.early.splice(0)) this.table.onEvent(event, version);
-      if (this.earlyLog) this.table.loadLog(this.earlyLog);
-      this.earlyLog = null;
     }
     this.table.update(msg.view, msg.version);
+    // A log that came first is read once the table knows the seats (to tell a bot's seat from a stand-in).
+    if (this.earlyLog) this.table.loadLog(this.earlyLog);
+    this.earlyLog = null;
     if (this.daily) this.renderStrip(msg.view.phase);
   }
 
