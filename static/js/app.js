@@ -20,6 +20,7 @@ import {
   LANGUAGES, applyDocumentLanguage, errorText, language, onLanguageChange, setLanguage, t,
 } from './i18n.js';
 import { GameSocket } from './socket.js';
+import { ChatPanel } from './chat.js';
 import { Daily } from './daily.js';
 import { ReplayPage } from './replay.js';
 import { RulesPage } from './rules.js';
@@ -94,11 +95,18 @@ class RoomScreen {
     this.closed = false;
     this.early = [];
     this.earlyLog = null;
+    this.chat = new ChatPanel({
+      send: (line) => socket.request({ type: 'chat', room: this.roomId, ...line }),
+      // Whose lines are ours: they never count as unread.
+      isMine: (line) => this.isMine(line),
+    });
     this.unsubscribe = [
       socket.on('state', (msg) => this.onState(msg)),
       socket.on('event', (msg) => this.onEvent(msg)),
       socket.on('spectators', (msg) => this.onSpectators(msg)),
       socket.on('log', (msg) => this.onLog(msg)),
+      socket.on('chat_history', (msg) => this.onChat(msg, msg.lines)),
+      socket.on('chat', (msg) => this.onChat(msg, [msg])),
       socket.on('error', (err) => this.table?.showError(err)),
       socket.on('open', ({ reconnect }) => {
         if (reconnect || !this.joined) this.join();
@@ -162,6 +170,7 @@ class RoomScreen {
       delete this.strip.dataset.phase;
       this.renderStrip(this.table?.view?.phase ?? null);
     }
+    this.chat.render();
     if (this.table) this.table.render();
     else if (!this.joined) mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, t('table.taking_seat')));
   }
@@ -175,6 +184,7 @@ class RoomScreen {
       identity: () => loadIdentity(),
       act: (action) => socket.request({ type: 'act', room: this.roomId, action }),
       command: (type, fields = {}) => socket.request({ ...fields, type, room: this.roomId }),
+      chat: this.chat,
       leave: () => this.leave(),
       serverNow: () => socket.serverNow(),
     };
@@ -235,6 +245,18 @@ class RoomScreen {
     if (this.closed || String(msg.room) !== this.roomId) return;
     if (this.table) this.table.loadLog(msg);
     else this.earlyLog = msg;
+  }
+
+  onChat(msg, lines) {
+    if (this.closed || String(msg.room) !== this.roomId) return;
+    this.chat.add(Array.isArray(lines) ? lines : [], { history: msg.type === 'chat_history' });
+  }
+
+  /** A line we wrote: from our seat, or (watching) under our name on the spectators' channel. */
+  isMine(line) {
+    const you = this.table?.you ?? null;
+    if (line.seat !== null && line.seat !== undefined) return you !== null && line.seat === you;
+    return you === null && line.name === loadIdentity()?.name;
   }
 
   showMissing() {

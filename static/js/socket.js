@@ -46,7 +46,10 @@ export class GameSocket {
 
   // --- listeners -----------------------------------------------------------
 
-  /** Subscribes to `open`, `close`, `status`, `state`, `event`, `error`, `message`. */
+  /**
+   * Subscribes to `open`, `close`, `status`, `state`, `event`, `spectators`,
+   * `log`, `chat_history`, `chat`, `error`, `message`.
+   */
   on(type, fn) {
     if (!this.listeners.has(type)) this.listeners.set(type, new Set());
     this.listeners.get(type).add(fn);
@@ -328,6 +331,11 @@ export class GameSocket {
       case 'log':
         // The current game's table log, right after a join's state.
         this.emit('log', msg);
+        break;
+      case 'chat_history':
+      case 'chat':
+        // Chat is no game state: no version, lines are told apart by `id`.
+        this.emit(msg.type, msg);
         break;
       default:
         break;

@@ -389,7 +389,8 @@ export class BasicRummyTable {
         playing ? this.playArea() : this.waitingRoom()),
       h('aside', { class: 'side' },
         playing ? this.scoresPanel() : null,
-        this.logPanel())));
+        this.logPanel(),
+        this.ctx.chat?.element ?? null)));
   }
 
   header() {

@@ -1,7 +1,9 @@
 """Around the Basic Rummy table: removing a bot before the start, playing again
-at game over, and the table log that a reload brings back."""
+at game over, the chat, and the table log that a reload brings back."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -23,6 +25,27 @@ OTHERS = ["2H", "4H", "6H", "8D", "TD", "QH", "3C", "5C", "9H", "KD"]
 SHORT = scenario(
     dealer=1, hands=[SPADES, OTHERS], stock=["KH", "4C", "JC", "QS", "KS", "3D"], discard=["JD"]
 )
+
+
+def chat_lines(page: Any) -> list[str]:
+    return list(
+        page.eval_on_selector_all(
+            '[data-testid="chat-lines"] li[data-id]', "els => els.map(e => e.textContent)"
+        )
+    )
+
+
+def open_chat(page: Any) -> None:
+    page.get_by_test_id("chat-toggle").click()
+    page.wait_for_selector('[data-testid="chat-body"]:not([hidden])')
+
+
+def wait_chat_line(page: Any, text: str) -> None:
+    page.wait_for_function(
+        "text => [...document.querySelectorAll('[data-testid=\"chat-lines\"] li[data-id]')]"
+        ".some(li => li.textContent.includes(text))",
+        arg=text,
+    )
 
 
 def test_the_owner_removes_a_bot_before_the_start(live_server, open_page: OpenPage) -> None:
@@ -86,6 +109,58 @@ def test_two_players_finish_and_one_click_plays_again(live_server, open_page: Op
     other.wait_hand_size(10)
     assert ana_page.get_by_test_id("table").get_attribute("data-you") == "0"
     assert budi_page.get_by_test_id("table").get_attribute("data-you") == "1"
+
+
+def test_chat_between_a_player_and_a_spectator(live_server, open_page: OpenPage) -> None:
+    ana = new_guest(live_server.url, "Ana")
+    room, page = start_scenario_room(live_server.url, ana, open_page)
+    sam = new_guest(live_server.url, "Sam")
+    watch_page = open_page(f"{live_server.url}/?room={room}&watch=1", identity=sam)
+    Table(watch_page).wait_phase("playing")
+
+    # Folded by default; Ana writes (markup stays text), Sam sees one unread line.
+    assert watch_page.get_by_test_id("chat-body").is_hidden()
+    open_chat(page)
+    page.get_by_test_id("chat-input").fill("hello <b>there</b>")
+    page.get_by_test_id("chat-send").click()
+    wait_chat_line(page, "hello <b>there</b>")
+    watch_page.wait_for_selector('[data-testid="chat-unread"]')
+    assert watch_page.get_by_test_id("chat-unread").inner_text() == "1"
+    open_chat(watch_page)
+    wait_chat_line(watch_page, "hello <b>there</b>")
+    assert watch_page.locator('[data-testid="chat-lines"] b').count() == 0
+    assert watch_page.get_by_test_id("chat-unread").count() == 0
+
+    # Sam's lines are marked as a spectator's and never reach Ana.
+    watch_page.get_by_test_id("chat-input").fill("psst")
+    watch_page.get_by_test_id("chat-send").click()
+    wait_chat_line(watch_page, "psst")
+    watch_page.get_by_test_id("chat-emote-gg").click()
+    wait_chat_line(watch_page, "Good game!")
+    spectator_lines = watch_page.locator('[data-testid="chat-lines"] li[data-channel="spectators"]')
+    assert spectator_lines.count() == 2
+    assert "watching" in spectator_lines.first.text_content()
+
+    # Ana's emote reaches Sam; a refused line shows the refusal, in words.
+    page.get_by_test_id("chat-emote-thanks").click()
+    wait_chat_line(watch_page, "Thanks!")
+    page.get_by_test_id("chat-send").click()
+    page.wait_for_selector('[data-testid="chat-error"]:not([hidden])')
+    assert page.get_by_test_id("chat-error").inner_text() == "Write something, or pick an emote."
+    assert not any("psst" in line or "Good game" in line for line in chat_lines(page))
+
+    # A reload fills the panel from the history, each line once.
+    watch_page.reload()
+    Table(watch_page).wait_phase("playing")
+    open_chat(watch_page)
+    wait_chat_line(watch_page, "Thanks!")
+    lines = chat_lines(watch_page)
+    assert len(lines) == 4, lines
+    page.reload()
+    Table(page).wait_phase("playing")
+    open_chat(page)
+    wait_chat_line(page, "Thanks!")
+    assert len(chat_lines(page)) == 2, chat_lines(page)
 
 
 def test_a_reload_keeps_the_table_log_with_the_bot_moves_marked(
