@@ -15,7 +15,8 @@ from tests.browser.conftest import (
     new_guest,
     scenario,
 )
-from tests.browser.test_table import start_scenario_room
+from tests.browser.game_rooms import PHONE, assert_fits
+from tests.browser.test_table import DEAL, start_scenario_room
 
 pytestmark = pytest.mark.browser
 
@@ -190,3 +191,35 @@ def test_a_reload_keeps_the_table_log_with_the_bot_moves_marked(
     mine = [mark for text, mark in items if text.startswith("You ")]
     assert mine and not any(mine), items
     assert sum(f"You discarded {card_text('KC')}" in text for text, _ in items) == 1, items
+
+
+def test_on_a_phone_the_chat_folds_below_the_hand(live_server, open_page: OpenPage) -> None:
+    ana = new_guest(live_server.url, "Ana")
+    room = create_room(live_server.url, ana, 2, scenario=DEAL, bot_delay_ms=150)
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, **PHONE)
+    me = Table(page)
+    me.wait_phase("waiting")
+    me.add_bots_and_start(1)
+    me.wait_my_turn_to_draw()
+    discard_before = page_box(page, "btn-discard")
+    hand_box = page_box(page, "hand")
+    assert page.get_by_test_id("chat-body").is_hidden()
+    assert page.get_by_test_id("chat-toggle").bounding_box()["height"] < 60
+
+    # Opened, the chat stays below the hand and the buttons, which do not move.
+    open_chat(page)
+    page.get_by_test_id("chat-emote-hi").click()
+    wait_chat_line(page, "Hi!")
+    assert_fits(page)
+    assert page_box(page, "chat")["top"] > hand_box["bottom"]
+    assert page_box(page, "btn-discard") == discard_before
+
+
+def page_box(page: Any, testid: str) -> dict[str, float]:
+    """Where an element is on the page (not the viewport): top and bottom."""
+    box: dict[str, float] = page.eval_on_selector(
+        f'[data-testid="{testid}"]',
+        "el => { const r = el.getBoundingClientRect();"
+        " return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY}; }",
+    )
+    return box
