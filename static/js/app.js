@@ -20,6 +20,7 @@ import {
   LANGUAGES, applyDocumentLanguage, errorText, language, onLanguageChange, setLanguage, t,
 } from './i18n.js';
 import { GameSocket } from './socket.js';
+import { ChatPanel } from './chat.js';
 import { Daily } from './daily.js';
 import { ReplayPage } from './replay.js';
 import { RulesPage } from './rules.js';
@@ -93,10 +94,19 @@ class RoomScreen {
     this.joining = false;
     this.closed = false;
     this.early = [];
+    this.earlyLog = null;
+    this.chat = new ChatPanel({
+      send: (line) => socket.request({ type: 'chat', room: this.roomId, ...line }),
+      // Whose lines are ours: they never count as unread.
+      isMine: (line) => this.isMine(line),
+    });
     this.unsubscribe = [
       socket.on('state', (msg) => this.onState(msg)),
       socket.on('event', (msg) => this.onEvent(msg)),
       socket.on('spectators', (msg) => this.onSpectators(msg)),
+      socket.on('log', (msg) => this.onLog(msg)),
+      socket.on('chat_history', (msg) => this.onChat(msg, msg.lines)),
+      socket.on('chat', (msg) => this.onChat(msg, [msg])),
       socket.on('error', (err) => this.table?.showError(err)),
       socket.on('open', ({ reconnect }) => {
         if (reconnect || !this.joined) this.join();
@@ -160,6 +170,7 @@ class RoomScreen {
       delete this.strip.dataset.phase;
       this.renderStrip(this.table?.view?.phase ?? null);
     }
+    this.chat.render();
     if (this.table) this.table.render();
     else if (!this.joined) mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, t('table.taking_seat')));
   }
@@ -172,7 +183,8 @@ class RoomScreen {
       inviteUrl: inviteUrl(this.roomId),
       identity: () => loadIdentity(),
       act: (action) => socket.request({ type: 'act', room: this.roomId, action }),
-      command: (type) => socket.request({ type, room: this.roomId }),
+      command: (type, fields = {}) => socket.request({ ...fields, type, room: this.roomId }),
+      chat: this.chat,
       leave: () => this.leave(),
       serverNow: () => socket.serverNow(),
     };
@@ -187,9 +199,12 @@ class RoomScreen {
       this.table?.destroy();
       this.table = new Table(this.root, this.context());
       this.tableGame = game;
-      for (const event of this.early.splice(0)) this.table.onEvent(event);
+      for (const { event, version } of this.early.splice(0)) this.table.onEvent(event, version);
     }
     this.table.update(msg.view, msg.version);
+    // A log that came first is read once the table knows the seats (to tell a bot's seat from a stand-in).
+    if (this.earlyLog) this.table.loadLog(this.earlyLog);
+    this.earlyLog = null;
     if (this.daily) this.renderStrip(msg.view.phase);
   }
 
@@ -221,8 +236,27 @@ class RoomScreen {
 
   onEvent(msg) {
     if (this.closed || String(msg.room) !== this.roomId) return;
-    if (this.table) this.table.onEvent(msg.event);
-    else this.early.push(msg.event);
+    if (this.table) this.table.onEvent(msg.event, msg.version);
+    else this.early.push({ event: msg.event, version: msg.version });
+  }
+
+  /** The current game's table log (on every join): the table's log starts over from it. */
+  onLog(msg) {
+    if (this.closed || String(msg.room) !== this.roomId) return;
+    if (this.table) this.table.loadLog(msg);
+    else this.earlyLog = msg;
+  }
+
+  onChat(msg, lines) {
+    if (this.closed || String(msg.room) !== this.roomId) return;
+    this.chat.add(Array.isArray(lines) ? lines : [], { history: msg.type === 'chat_history' });
+  }
+
+  /** A line we wrote: from our seat, or (watching) under our name on the spectators' channel. */
+  isMine(line) {
+    const you = this.table?.you ?? null;
+    if (line.seat !== null && line.seat !== undefined) return you !== null && line.seat === you;
+    return you === null && line.name === loadIdentity()?.name;
   }
 
   showMissing() {

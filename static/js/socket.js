@@ -46,7 +46,10 @@ export class GameSocket {
 
   // --- listeners -----------------------------------------------------------
 
-  /** Subscribes to `open`, `close`, `status`, `state`, `event`, `error`, `message`. */
+  /**
+   * Subscribes to `open`, `close`, `status`, `state`, `event`, `spectators`,
+   * `log`, `chat_history`, `chat`, `error`, `message`.
+   */
   on(type, fn) {
     if (!this.listeners.has(type)) this.listeners.set(type, new Set());
     this.listeners.get(type).add(fn);
@@ -324,6 +327,15 @@ export class GameSocket {
       case 'spectators':
         // How many watch: no new version of the room, so no state comes with it.
         this.emit('spectators', msg);
+        break;
+      case 'log':
+        // The current game's table log, right after a join's state.
+        this.emit('log', msg);
+        break;
+      case 'chat_history':
+      case 'chat':
+        // Chat is no game state: no version, lines are told apart by `id`.
+        this.emit(msg.type, msg);
         break;
       default:
         break;

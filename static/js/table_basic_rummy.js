@@ -61,6 +61,11 @@ function displayName(seat) {
 
 // Room events that only move a counter: not worth a log line.
 const QUIET_EVENTS = new Set(['spectator_joined', 'spectator_left']);
+// Events about the room, not a move: never marked as a bot's.
+const ROOM_EVENTS = new Set([
+  'joined', 'left', 'reconnected', 'disconnected', 'bot_added', 'bot_removed', 'away', 'back',
+  'started', 'rematch_offered', 'deal_started', 'deal_over', 'game_over', 'stock_turned',
+]);
 
 /** A card label as a node, its suit coloured. */
 function cardText(id) {
@@ -90,6 +95,8 @@ export class BasicRummyTable {
     this.selected = new Set();
     this.sortMode = localStorage.getItem(SORT_KEY) === 'rank' ? 'rank' : 'suit';
     this.events = [];
+    // The room version the table log (the `log` frame) was made at: events up to it are in it.
+    this.logVersion = null;
     this.error = null;
     this.why = null;
     this.busy = false;
@@ -142,9 +149,54 @@ export class BasicRummyTable {
     this.arriving = false;
   }
 
-  onEvent(event) {
+  onEvent(event, version) {
     if (!event || typeof event !== 'object' || QUIET_EVENTS.has(event.kind)) return;
-    this.events.push({ event, at: Date.now() });
+    if (this.logVersion !== null && typeof version === 'number' && version <= this.logVersion) return;
+    this.events.push({ event, at: Date.now(), bot: this.liveBotMark(event) });
+    this.showLog();
+  }
+
+  /**
+   * The table log of the current game (sent on every join and reload): the
+   * log starts over from its entries, each written as the same lines as the
+   * events it caused; a bot's moves are marked.
+   */
+  loadLog(msg) {
+    if (!msg || !Array.isArray(msg.entries)) return;
+    this.logVersion = typeof msg.version === 'number' ? msg.version : null;
+    const events = [];
+    for (const entry of msg.entries) {
+      const list = (Array.isArray(entry?.events) ? entry.events : [])
+        .filter((ev) => ev && typeof ev === 'object' && !QUIET_EVENTS.has(ev.kind));
+      const mark = entry.bot ? this.botMark(entry.seat) : null;
+      // The mark goes on the acting seat's own lines (else on the entry's first line).
+      const own = list.some((ev) => ev.seat === entry.seat);
+      list.forEach((ev, i) => {
+        const marked = mark && (own ? ev.seat === entry.seat : i === 0);
+        events.push({ event: ev, at: entry.at, bot: marked ? mark : null });
+      });
+    }
+    this.events = events.slice(-LOG_LIMIT);
+    this.showLog();
+  }
+
+  /** How a bot's move is marked: "bot" on a bot's seat, "standin" for a bot playing for an away player. */
+  botMark(seat) {
+    const s = this.seat(seat);
+    if (!s) return 'bot';
+    return s.bot ? 'bot' : 'standin';
+  }
+
+  /** A live move's mark: the seat's bot, or a bot standing in for an away player. */
+  liveBotMark(event) {
+    if (ROOM_EVENTS.has(event.kind) || typeof event.seat !== 'number') return null;
+    const s = this.seat(event.seat);
+    if (s?.bot) return 'bot';
+    if (s?.away) return 'standin';
+    return null;
+  }
+
+  showLog() {
     if (this.events.length > LOG_LIMIT) this.events.splice(0, this.events.length - LOG_LIMIT);
     const list = this.root.querySelector('[data-testid="log"]');
     if (list) {
@@ -337,7 +389,8 @@ export class BasicRummyTable {
         playing ? this.playArea() : this.waitingRoom()),
       h('aside', { class: 'side' },
         playing ? this.scoresPanel() : null,
-        this.logPanel())));
+        this.logPanel(),
+        this.ctx.chat?.element ?? null)));
   }
 
   header() {
@@ -395,7 +448,12 @@ export class BasicRummyTable {
       h('span', { class: 'avatar', 'aria-hidden': 'true' }, s.name ? initialOf(displayName(s)) : '+'),
       h('span', { class: 'seat-name' }, displayName(s) || t('table.free_seat')),
       s.seat === this.you ? h('span', { class: 'tag' }, t('tag.you')) : null,
-      s.bot ? h('span', { class: 'tag tag-bot' }, t('tag.bot')) : null))),
+      s.bot ? h('span', { class: 'tag tag-bot' }, t('tag.bot')) : null,
+      owner && s.bot ? h('button', {
+        type: 'button', class: 'btn btn-small btn-ghost seat-remove', testid: `btn-remove-bot-${s.seat}`,
+        title: t('table.remove_bot_title', { name: displayName(s) }), disabled: this.busy,
+        onclick: () => this.run(() => this.ctx.command('remove_bot', { seat: s.seat })),
+      }, t('table.remove_bot')) : null))),
       h('div', { class: 'invite' },
         h('label', { for: 'invite-link', class: 'small' }, t('table.invite_link')),
         h('div', { class: 'row' },
@@ -762,9 +820,22 @@ export class BasicRummyTable {
   }
 
   lobbyButton() {
-    return [h('button', {
+    return [this.rematchButton(), h('button', {
       type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
     }, t('common.back_to_lobby')), this.view?.phase === 'game_over' ? replayLink(this.ctx.roomId) : null];
+  }
+
+  /**
+   * "Play again", for a seated player once the game is over: the room deals
+   * the next game at once for the whole table. Daily (private) rooms play once.
+   */
+  rematchButton() {
+    const v = this.view;
+    if (v?.phase !== 'game_over' || !this.seated || v.room?.private) return null;
+    return h('button', {
+      type: 'button', class: 'btn btn-accent', testid: 'btn-rematch', disabled: this.busy,
+      onclick: () => this.run(() => this.ctx.command('rematch')),
+    }, t('btn.rematch'));
   }
 
   /** Between deals: an optional note and, for a seated player, the next-deal button. */
@@ -854,7 +925,9 @@ export class BasicRummyTable {
 
   logItems() {
     if (!this.events.length) return [h('li', { class: 'muted small' }, t('log.empty'))];
-    return this.events.map(({ event }) => h('li', { dataset: { kind: event.kind } }, this.describe(event)));
+    return this.events.map(({ event, bot }) => h('li', { dataset: { kind: event.kind, bot: bot || null } },
+      this.describe(event),
+      bot ? h('span', { class: 'log-bot muted' }, ' ', t(bot === 'bot' ? 'log.by_bot' : 'log.by_bot_standing_in')) : null));
   }
 
   describe(ev) {
@@ -866,6 +939,10 @@ export class BasicRummyTable {
         return t('log.left', { name: ev.name || who });
       case 'bot_added':
         return t('log.bot_added', { name: String(ev.name || t('tag.bot')).replace(/\s*\(bot\)$/i, '') });
+      case 'bot_removed':
+        return t('log.bot_removed', { n: Number(ev.seat) + 1 });
+      case 'rematch_offered':
+        return t(this.about(ev.by, 'log.rematch_offered'), { name: ev.name || this.nameOf(ev.by) });
       case 'reconnected':
         return t('log.reconnected', { name: ev.name || who });
       case 'disconnected':
