@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +61,34 @@ class FailingJournal(JournalSnapshots):
         return await super().save(save)
 
 
+class Records(logging.Handler):
+    """What kartu's loggers write, caught on the "kartu" logger itself: once
+    the server's logging is set up it does not propagate to the root, where
+    pytest's caplog listens."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def kartu_log() -> Iterator[Records]:
+    logger = logging.getLogger("kartu")
+    handler, level = Records(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
 async def test_a_failed_save_is_refused_unsent_and_rewritten_by_the_next(
-        store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+        store: Store, tmp_path: Path, kartu_log: Records) -> None:
     broker = MemoryBroker()
     await broker.start()
     journal = FailingJournal(rooms_file(str(tmp_path / "kartu.db")))
@@ -80,7 +106,6 @@ async def test_a_failed_save_is_refused_unsent_and_rewritten_by_the_next(
         await registry.call(room, Join(ana, "Ana", "player", conn="c1"))
         version = registry.rooms[room].core.version
         journal.down = True
-        caplog.set_level(logging.INFO, "kartu")
         for _ in range(5):
             with pytest.raises(RoomError) as refused:
                 await registry.call(room, AddBot(ana))
@@ -89,8 +114,8 @@ async def test_a_failed_save_is_refused_unsent_and_rewritten_by_the_next(
         assert [s.bot for s in core.seats] == [False, False, False]
         assert max(sent) == version  # nothing sent for what was not saved
         assert health.summary()["journal"]["up"] is False
-        downs = [r for r in caplog.records if r.getMessage() == "store_down"]
-        assert len(downs) == 1 and not any(r.exc_info for r in caplog.records)
+        downs = [r for r in kartu_log.records if r.getMessage() == "store_down"]
+        assert len(downs) == 1 and not any(r.exc_info for r in kartu_log.records)
         journal.down = False
         assert await registry.call(room, AddBot(ana)) == 1
         assert health.summary()["journal"]["up"] is True
@@ -107,7 +132,7 @@ async def test_a_failed_save_is_refused_unsent_and_rewritten_by_the_next(
 
 
 async def test_a_room_that_cannot_be_read_back_is_reported(
-        store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+        store: Store, tmp_path: Path, kartu_log: Records) -> None:
     path = rooms_file(str(tmp_path / "kartu.db"))
     journal = JournalSnapshots(path)
     await store.save_room(RoomRecord(id="broken", game="basic_rummy", options={}, seats=2,
@@ -119,12 +144,11 @@ async def test_a_room_that_cannot_be_read_back_is_reported(
     broker = MemoryBroker()
     await broker.start()
     registry = RoomRegistry(Settings(), broker, store, JournalSnapshots(path))
-    caplog.set_level(logging.ERROR, "kartu")
     await registry.start()
     try:
         assert list(registry.unrecoverable) == ["broken"]
         assert any("broken" in r.getMessage() and r.levelno == logging.ERROR
-                   for r in caplog.records)
+                   for r in kartu_log.records)
     finally:
         await registry.close()
         await broker.close()
