@@ -386,12 +386,7 @@ class RummyGame:
         """Adds the game's own public fields to a view, in place."""
 
     def extend_own_view(self, view: View, state: RummyState, seat: int | None) -> None:
-        """Adds the game's own fields for ``seat`` alone to its part of a view, in place.
-
-        While it is not ``seat``'s turn, what this adds may depend on the
-        seat's hand alone: the part is then sent again as it was made for
-        that hand (:meth:`view_parts`).
-        """
+        """Adds the game's own fields for ``seat`` alone to its part of a view, in place."""
 
     def outcome_details(self, state: RummyState) -> dict[str, Any]:
         """The game's own fields of the final outcome's ``details``."""
