@@ -79,9 +79,11 @@ class LocalRooms(Protocol):
         """Stops running a room here: its lease was lost."""
         ...
 
-    async def answer(self, room_id: str, command: Command, command_id: str | None) -> Any:
+    async def answer(self, room_id: str, command: Command, command_id: str | None,
+                     conn: str | None = None) -> Any:
         """Runs a command routed here from another process (RoomError ``moved``
-        if the room is not here); once per ``command_id``."""
+        if the room is not here); once per ``command_id``. ``conn``: the
+        connection that sent a join or leave."""
         ...
 
 
@@ -123,7 +125,9 @@ def encode_command(command: Command) -> dict[str, Any]:
 def decode_command(data: dict[str, Any]) -> Command:
     fields = dict(data)
     cls = COMMANDS[fields.pop("kind")]
-    command: Command = cls(**fields)
+    # Fields a command no longer has (from a process of an older release) are dropped.
+    known = {field.name for field in dataclasses.fields(cls)}
+    command: Command = cls(**{k: v for k, v in fields.items() if k in known})
     return command
 
 
@@ -277,14 +281,16 @@ class Cluster:
     # --- routing ---------------------------------------------------------------
 
     async def call(self, owner: str, room_id: str, command: Command,
-                   command_id: str | None) -> Any:
+                   command_id: str | None, conn: str | None = None) -> Any:
         """Sends ``command`` to the process that owns the room and waits for its
-        answer; ``command_id`` lets the owner tell a retry (:mod:`app.retries`)."""
+        answer; ``command_id`` lets the owner tell a retry (:mod:`app.retries`),
+        ``conn`` names the connection that sent a join or leave."""
         request = secrets.token_hex(8)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[request] = future
         message = orjson.dumps({"id": request, "from": self.process_id, "room": room_id,
-                                "command": encode_command(command), "cid": command_id})
+                                "command": encode_command(command), "cid": command_id,
+                                "conn": conn})
         try:
             self.broker.publish(self.keys.commands(owner), message)
             async with asyncio.timeout(self.CALL_TIMEOUT_S):
@@ -310,7 +316,8 @@ class Cluster:
         reply: dict[str, Any] = {"id": request["id"]}
         try:
             reply["result"] = await self.registry.answer(
-                request["room"], decode_command(request["command"]), request.get("cid"))
+                request["room"], decode_command(request["command"]), request.get("cid"),
+                request.get("conn"))
         except RoomError as err:
             reply["error"] = [err.code, err.message, err.wire()]
         except Exception as err:

@@ -295,7 +295,10 @@ class Connection:
             self.send(frames.refusal(err, msg.ref))
 
     async def _call(self, room_id: str, command: Command) -> Any:
-        return await self.registry.call(room_id, command)
+        # The room counts connections; which one joined or left is the registry's
+        # to note (app.members).
+        conn = self.conn_id if isinstance(command, Join | Leave) else None
+        return await self.registry.call(room_id, command, conn)
 
     async def _handle(self, msg: ClientMessage) -> None:
         if isinstance(msg, ActMessage):  # first: nearly every message is one
@@ -364,7 +367,7 @@ class Connection:
             await self._join_again(msg, current)
             return
         name = self.player.name if self.player else None
-        seat = await self._call(msg.room, Join(self.player_id, name, msg.role, self.conn_id))
+        seat = await self._call(msg.room, Join(self.player_id, name, msg.role))
         await self._attach(msg, seat)
 
     async def _join_again(self, msg: JoinMessage, current: Membership) -> None:
@@ -384,7 +387,7 @@ class Connection:
                                  role="player" if current.seat is not None else "spectator"))
             return
         name = self.player.name if self.player else None
-        seat = await self._call(msg.room, Join(self.player_id, name, "player", self.conn_id))
+        seat = await self._call(msg.room, Join(self.player_id, name, "player"))
         # Seated: the spectator's feed and place give way to the seat's.
         await self._leave(msg.room)
         await self._attach(msg, seat)
@@ -409,7 +412,7 @@ class Connection:
             membership.feed = await self.feeds.attach(channel, attachment)
         except (TimeoutError, ConnectionError, OSError) as err:
             # Without a feed the join is useless: undo it and say so.
-            await self._call(msg.room, Leave(self.player_id, seat, True, self.conn_id))
+            await self._call(msg.room, Leave(self.player_id, seat, True))
             raise RoomError("busy", "the server could not open this room's feed; "
                                     "try again", reason="busy") from err
         self.memberships[msg.room] = membership
@@ -433,8 +436,7 @@ class Connection:
         if membership.feed is not None:
             await self.feeds.detach(membership.channel, membership.feed)
         with contextlib.suppress(RoomError):
-            await self._call(room_id, Leave(self.player_id, membership.seat, disconnect,
-                                            self.conn_id))
+            await self._call(room_id, Leave(self.player_id, membership.seat, disconnect))
 
     async def _leave_all(self) -> None:
         for room_id in list(self.memberships):

@@ -41,6 +41,7 @@ import secrets
 import time
 import zlib
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -59,6 +60,7 @@ from app.frames import (
 )
 from app.frames import spectators as spectators_frame
 from app.health import StoreHealth, is_outage
+from app.members import Members
 from app.retries import APPLIED, Replies
 from app.settings import Settings
 from app.snapshots import DbSnapshots, JournalSnapshots, RoomSave, SnapshotStore
@@ -92,6 +94,17 @@ def _utc(ms: int | None) -> datetime:
 
 async def _awaited(work: Awaitable[Any]) -> Any:
     return await work
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """What the registry's commit needs to know of the command it saves (the
+    room never reads it): its id across processes (:mod:`app.retries`), and
+    the connection that sent a join or leave (:mod:`app.members`)."""
+
+    command_id: str | None = None
+    conn: str | None = None
+    command: Command | None = None
 
 
 class RoomRegistry:
@@ -137,6 +150,7 @@ class RoomRegistry:
         # A command may reach a room twice only when rooms move between
         # processes: only then is it named, and its reply remembered.
         self.replies = Replies() if cluster is not None else None
+        self.members = Members()
         self._commands = itertools.count(1)
         self.rooms: dict[str, RoomActor] = {}
         # This process's connections to rooms, wherever the rooms run: the
@@ -209,7 +223,6 @@ class RoomRegistry:
 
     def _run(self, core: RoomCore) -> RoomActor:
         actor = RoomActor(core, now_ms, commit=self._commit)
-        actor.on_chat = self._send_chat
         actor.start()
         self.rooms[core.room_id] = actor
         self.broker.host(room_channels(core.room_id, core.seat_count))
@@ -225,22 +238,24 @@ class RoomRegistry:
         actor = self.rooms.get(room_id)
         return None if actor is None or actor.stopped else actor
 
-    async def call(self, room_id: str, command: Command) -> Any:
-        """Runs ``command`` in the room, wherever it lives; raises RoomError."""
+    async def call(self, room_id: str, command: Command, conn: str | None = None) -> Any:
+        """Runs ``command`` in the room, wherever it lives; raises RoomError.
+
+        ``conn``: the id of the connection that sends a join or a leave."""
         command_id = None
         if self.replies is not None and not isinstance(command, Snapshot | History):
             command_id = f"{self.process_id}:{next(self._commands)}"
         actor = self.rooms.get(room_id)
         if actor is not None and not actor.stopped:  # the common case: the room is here
             try:
-                return await self._run_here(room_id, actor, command, command_id)
+                return await self._run_here(room_id, actor, command, command_id, conn)
             except RoomError as err:
                 if err.code != "moved":
                     raise
         give_up = time.monotonic() + self.CALL_PATIENCE_S
         while True:
             try:
-                return await self._call_once(room_id, command, command_id)
+                return await self._call_once(room_id, command, command_id, conn)
             except RoomError as err:
                 if err.code != "moved":
                     raise
@@ -250,28 +265,31 @@ class RoomRegistry:
                 raise RoomError.of("busy", "busy")
             await asyncio.sleep(0.2)
 
-    async def answer(self, room_id: str, command: Command, command_id: str | None) -> Any:
+    async def answer(self, room_id: str, command: Command, command_id: str | None,
+                     conn: str | None = None) -> Any:
         """Runs a command another process routed here; ``moved`` if the room is not here."""
         actor = self.get(room_id)
         if actor is None:
             raise RoomError.of("moved", "moved")
-        return await self._run_here(room_id, actor, command, command_id)
+        return await self._run_here(room_id, actor, command, command_id, conn)
 
     async def _run_here(self, room_id: str, actor: RoomActor, command: Command,
-                        command_id: str | None) -> Any:
+                        command_id: str | None, conn: str | None) -> Any:
         """Runs ``command`` on this process's actor, once per command id."""
         replies = self.replies
+        tag = Tag(command_id, conn, command) if command_id is not None or conn else None
         if command_id is None or replies is None:
-            return await actor.call(command)
+            return await actor.call(command, tag)
         if replies.known(room_id, command_id):
             return replies.reply(room_id, command_id)
-        result = await actor.call(command, command_id)
+        result = await actor.call(command, tag)
         replies.remember(room_id, command_id, result)
         return result
 
-    async def _call_once(self, room_id: str, command: Command, command_id: str | None) -> Any:
+    async def _call_once(self, room_id: str, command: Command, command_id: str | None,
+                         conn: str | None) -> Any:
         try:
-            return await self._route(room_id, command, command_id)
+            return await self._route(room_id, command, command_id, conn)
         except (RoomError, TimeoutError):
             raise
         except Exception as err:
@@ -281,15 +299,16 @@ class RoomRegistry:
             self.health.failed("redis", err)
             raise RoomError.of("unavailable", "unavailable") from err
 
-    async def _route(self, room_id: str, command: Command, command_id: str | None) -> Any:
+    async def _route(self, room_id: str, command: Command, command_id: str | None,
+                     conn: str | None) -> Any:
         actor = self.get(room_id)
         if actor is not None:
-            return await self._run_here(room_id, actor, command, command_id)
+            return await self._run_here(room_id, actor, command, command_id, conn)
         if self.cluster is None:
             raise RoomError.of("unknown_room", "unknown_room", room=room_id)
         owner = await self.cluster.owner(room_id)
         if owner is not None and owner != self.process_id:
-            return await self.cluster.call(owner, room_id, command, command_id)
+            return await self.cluster.call(owner, room_id, command, command_id, conn)
         if owner is None and await self.cluster.is_active(room_id):
             await self.take_over(room_id)
             raise RoomError.of("moved", "moved")
@@ -346,7 +365,9 @@ class RoomRegistry:
         finally:
             self._taking_over.discard(room_id)
 
-    async def _resume(self, room_id: str, keep: Callable[[str], bool]) -> bool:
+    async def _resume(self, room_id: str, alive: Callable[[str], bool]) -> bool:
+        """Runs a room here from its saved state; its connections that are not
+        ``alive`` (their process is gone) are counted gone."""
         loaded = await self.snapshots.load(room_id)
         if loaded is None:
             return False
@@ -368,7 +389,8 @@ class RoomRegistry:
         self.unrecoverable.pop(room_id, None)
         self._saved_log[room_id] = len(core.action_log)
         self._statuses[room_id] = core.status
-        core.drop_connections(keep, now_ms())
+        self.members.restore(room_id, data)
+        core.drop_connections(self.members.drop(room_id, alive), now_ms())
         self._run(core)
         with contextlib.suppress(Unavailable):  # it runs; its next save is full (_commit)
             await self._commit(core, core.take_changes())
@@ -464,10 +486,18 @@ class RoomRegistry:
                 self._finished(core, change.outcome)
 
     async def _commit(self, core: RoomCore, changes: list[Change],
-                      command_id: str | None = None) -> bool:
-        """Saves the room, then sends out ``changes`` (what changed since the last
-        commit); ``command_id`` names the command that made them, if it has one."""
+                      tag: Tag | None = None) -> bool:
+        """Saves the room, then sends out ``changes`` (what changed since the
+        last commit) and its new chat lines; ``tag`` says what the registry
+        knows of the command that made them (None: a timer)."""
         room_id = core.room_id
+        chat = core.take_chat()
+        if chat and not changes and not core.spectators_moved:
+            self._send_chat(core, chat)  # chat alone: nothing to save (see _send_chat)
+            return True
+        command_id = tag.command_id if tag is not None else None
+        members = (self.members.after(core, tag.conn, tag.command)
+                   if tag is not None and tag.conn else None)
         base = self._saved_log.get(room_id, 0)
         now = now_ms()
         last = self._snapshotted.get(room_id)
@@ -476,7 +506,8 @@ class RoomRegistry:
         # or the last one is old; otherwise the new log entries describe the
         # change completely (RoomCore.catch_up).
         rewrite = room_id in self._rewrite
-        full = (rewrite or last is None or last[0] != core.room_changes or not active
+        full = (rewrite or members is not None or last is None
+                or last[0] != core.room_changes or not active
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
                 or len(core.action_log) >= last[2])
         outgoing = [(change.version, change_frames(change)) for change in changes]
@@ -487,6 +518,8 @@ class RoomRegistry:
             # command was applied (app.retries).
             entries = [*entries[:-1], {**entries[-1], "cid": command_id}]
         snapshot = core.to_snapshot() if full else None
+        if snapshot is not None:
+            snapshot["members"] = self.members.saved(room_id, members)
         if snapshot is not None and self.replies is not None:
             retries = self.replies.saved(room_id)
             if replies is not None:
@@ -511,6 +544,8 @@ class RoomRegistry:
             raise
         self.health.ok(self.snapshot_store)
         self._rewrite.discard(room_id)
+        if members is not None:
+            self.members.keep(room_id, members)
         if replies is not None and command_id is not None:
             replies.remember(room_id, command_id, APPLIED)
         if not kept:
@@ -529,6 +564,8 @@ class RoomRegistry:
         for version, frames in outgoing:
             self.feeds.send(version, frames)
         self._noted(core, changes)
+        if chat:
+            self._send_chat(core, chat)
         if core.spectators_moved:
             core.spectators_moved = False
             self._count_changed(core)
@@ -680,3 +717,4 @@ class RoomRegistry:
         if self.replies is not None:
             self.replies.forget(room_id)
         self._snapshotted.pop(room_id, None)
+        self.members.forget(room_id)

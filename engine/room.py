@@ -6,6 +6,8 @@ Terms:
   taken by a player, a bot, or nobody yet. An *owner* (the player who made
   the room) adds bots and starts the game.
 - *spectator*: a connection that watches; it sees the view of seat ``None``.
+  The room counts connections (per seat, and spectators) and never names
+  them: which connection of which process holds what is the app's to know.
 - *version*: a counter that grows by one on every change to the room, so a
   client can tell a stale or missed message (resync by snapshot).
 - *change*: one step of what a command or timer did: the new version, the
@@ -30,8 +32,7 @@ Terms:
   write; only spectators read, so that watchers cannot coach a player).
   Chat is not game state: it bumps no version and stays out of the action
   log; the room keeps its last :attr:`RoomCore.CHAT_KEEP` lines in memory
-  and hands new ones to its runner apart from changes
-  (:meth:`RoomCore.take_chat`).
+  and its runner takes new ones apart from changes (:meth:`RoomCore.take_chat`).
 
 :class:`RoomCore` holds the logic and is synchronous: it takes ``now`` for
 everything, so tests drive it with a fake clock. :class:`RoomActor` wraps it
@@ -46,7 +47,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,9 +99,8 @@ class Seat:
     player_id: str | None = None
     name: str | None = None
     bot: bool = False
-    # Ids of the connections holding this seat ("<process>:<n>"), so that a
-    # room moved to another process can tell which of them are still alive.
-    connections: set[str] = field(default_factory=set)
+    # How many connections hold this seat (a player may have several tabs).
+    connections: int = 0
     away: bool = False
 
     @property
@@ -138,7 +138,6 @@ class Join:
     player_id: str | None
     name: str | None
     role: str  # "player" | "spectator"
-    conn: str = ""
 
 
 @dataclass(frozen=True)
@@ -146,7 +145,6 @@ class Leave:
     player_id: str | None
     seat: int | None  # the seat the leaving connection held (None: a spectator)
     disconnect: bool = False  # the socket went away (vs. an explicit leave)
-    conn: str = ""
 
 
 @dataclass(frozen=True)
@@ -240,7 +238,7 @@ class Checkpoint:
     room_changes: int
     status: str
     seats: list[Seat]
-    watchers: set[str]
+    spectators: int
     started_at: int | None
     turn_deadline: int | None
     bot_due: int | None
@@ -271,7 +269,7 @@ class RoomCore:
     status: str = "waiting"  # waiting | playing | finished
     state: Any = None
     version: int = 0
-    watchers: set[str] = field(default_factory=set)  # spectators' connection ids
+    spectators: int = 0  # how many connections watch
     started_at: int | None = None
     action_log: list[dict[str, Any]] = field(default_factory=list)
     turn_deadline: int | None = None
@@ -322,10 +320,6 @@ class RoomCore:
             if seat.player_id == player_id:
                 return seat.index
         return None
-
-    @property
-    def spectators(self) -> int:
-        return len(self.watchers)
 
     @property
     def seats_taken(self) -> int:
@@ -396,7 +390,7 @@ class RoomCore:
                     "options": self.public_options, "private": self.private}
             audiences: list[int | None] = [s.index for s in seats
                                            if s.player_id is not None and s.connections]
-            if self.watchers:
+            if self.spectators:
                 audiences.append(None)
             facts = self._facts = _RoomFacts(
                 self.room_changes, self.status,
@@ -452,7 +446,7 @@ class RoomCore:
         if cmd.role == "spectator":
             if self.private:
                 raise RoomError.of("forbidden", "cannot_watch")
-            self.watchers.add(cmd.conn)
+            self.spectators += 1
             self._watchers_changed(now)
             return None
         if cmd.player_id is None:
@@ -470,19 +464,19 @@ class RoomCore:
             event: Event = {"kind": "joined", "seat": seat, "name": cmd.name}
         else:
             event = {"kind": "reconnected", "seat": seat, "name": self.seats[seat].name}
-        self.seats[seat].connections.add(cmd.conn)
+        self.seats[seat].connections += 1
         self._emit(now, [event])
         return seat
 
     def _leave(self, cmd: Leave, now: int) -> None:
         if cmd.seat is None:
-            self.watchers.discard(cmd.conn)
+            self.spectators = max(0, self.spectators - 1)
             self._watchers_changed(now)
             return
         seat = self.seats[cmd.seat]
         if seat.player_id != cmd.player_id:
             raise RoomError.of("forbidden", "not_your_seat")
-        seat.connections.discard(cmd.conn)
+        seat.connections = max(0, seat.connections - 1)
         event: Event = {"kind": "disconnected" if cmd.disconnect else "left", "seat": seat.index}
         if self.status == "waiting" and not cmd.disconnect and not seat.connections:
             # Before the game starts, leaving gives the seat up.
@@ -795,9 +789,9 @@ class RoomCore:
         """Where to come back to if what is applied next fails or is not saved."""
         return Checkpoint(
             self.state, self.version, self.room_changes, self.status,
-            [Seat(s.index, s.player_id, s.name, s.bot, set(s.connections), s.away)
+            [Seat(s.index, s.player_id, s.name, s.bot, s.connections, s.away)
              for s in self.seats],
-            set(self.watchers), self.started_at, self.turn_deadline, self.bot_due,
+            self.spectators, self.started_at, self.turn_deadline, self.bot_due,
             self.last_activity, len(self.action_log), self._turn_key, self._last_bot,
             self._facts, self.game_number, self.game_start, self.spectators_moved)
 
@@ -811,7 +805,7 @@ class RoomCore:
         version = max(self.version, checkpoint.version) if keep_version else checkpoint.version
         self.state, self.version = checkpoint.state, version
         self.room_changes, self.status = checkpoint.room_changes, checkpoint.status
-        self.seats, self.watchers = checkpoint.seats, checkpoint.watchers
+        self.seats, self.spectators = checkpoint.seats, checkpoint.spectators
         self.started_at = checkpoint.started_at
         self.turn_deadline, self.bot_due = checkpoint.turn_deadline, checkpoint.bot_due
         self.last_activity = checkpoint.last_activity
@@ -845,7 +839,8 @@ class RoomCore:
 
     # --- persistence of a running room ---------------------------------------
 
-    SNAPSHOT_FORMAT = 1
+    # 2: connections and spectators are counts (1 listed their ids).
+    SNAPSHOT_FORMAT = 2
 
     def to_snapshot(self) -> dict[str, Any]:
         """Everything needed to run this room on (another process, after a restart).
@@ -864,9 +859,9 @@ class RoomCore:
             "turn_key": list(self._turn_key) if self._turn_key is not None else None,
             "last_bot": self._last_bot,
             "seats": [{"index": s.index, "player_id": s.player_id, "name": s.name,
-                       "bot": s.bot, "away": s.away, "connections": sorted(s.connections)}
+                       "bot": s.bot, "away": s.away, "connections": s.connections}
                       for s in self.seats],
-            "watchers": sorted(self.watchers),
+            "spectators": self.spectators,
             "log_length": len(self.action_log),
             "state": None if self.state is None else self.game.snapshot(self.state),
             "game_number": self.game_number, "game_start": self.game_start,
@@ -876,10 +871,10 @@ class RoomCore:
     @classmethod
     def from_snapshot(cls, data: dict[str, Any], game: Game,
                       action_log: list[dict[str, Any]]) -> RoomCore:
-        if data.get("format") != cls.SNAPSHOT_FORMAT:
+        if data.get("format") not in (1, cls.SNAPSHOT_FORMAT):
             raise ValueError(f"unknown room snapshot format {data.get('format')!r}")
-        seats = [Seat(s["index"], s["player_id"], s["name"], s["bot"], set(s["connections"]),
-                      s["away"]) for s in data["seats"]]
+        seats = [Seat(s["index"], s["player_id"], s["name"], s["bot"],
+                      _count(s["connections"]), s["away"]) for s in data["seats"]]
         room = cls(
             room_id=data["room_id"], game=game, options=data["options"],
             seat_count=data["seat_count"], owner_id=data["owner_id"], seed=data["seed"],
@@ -887,7 +882,8 @@ class RoomCore:
             status=data["status"], version=data["version"], started_at=data["started_at"],
             action_log=list(action_log[: data["log_length"]]),
             turn_deadline=data["turn_deadline"], bot_due=data["bot_due"],
-            watchers=set(data["watchers"]),
+            spectators=_count(data["spectators"] if "spectators" in data
+                              else data["watchers"]),
             state=None if data["state"] is None else game.restore(data["state"]),
         )
         room.last_activity = data["last_activity"]
@@ -900,15 +896,21 @@ class RoomCore:
         room._last_bot = data["last_bot"]
         return room
 
-    def drop_connections(self, keep: Callable[[str], bool], now: int) -> None:
-        """Forgets connections for which ``keep`` is false (their process is gone)."""
-        lost = [s.index for s in self.seats if any(not keep(c) for c in s.connections)]
-        for seat in self.seats:
-            seat.connections = {c for c in seat.connections if keep(c)}
-        watchers = {c for c in self.watchers if keep(c)}
-        if lost or watchers != self.watchers:
-            self.watchers = watchers
-            self._emit(now, [{"kind": "disconnected", "seat": i} for i in lost])
+    def drop_connections(self, lost: Iterable[int | None], now: int) -> None:
+        """Forgets connections that went away unannounced (their process is
+        gone): one audience per connection, a seat or None (a spectator)."""
+        seats: list[int] = []
+        spectators = self.spectators
+        for audience in lost:
+            if audience is None:
+                spectators = max(0, spectators - 1)
+            elif 0 <= audience < self.seat_count and self.seats[audience].connections:
+                self.seats[audience].connections -= 1
+                if audience not in seats:
+                    seats.append(audience)
+        if seats or spectators != self.spectators:
+            self.spectators = spectators
+            self._emit(now, [{"kind": "disconnected", "seat": i} for i in seats])
 
     def replay_record(self) -> dict[str, Any]:
         """What the replay endpoint serves: enough to replay the game exactly."""
@@ -948,6 +950,11 @@ class RoomCore:
         self._schedule(now)
 
 
+def _count(saved: int | list[str]) -> int:
+    """A connection count as saved: format 1 listed the connections' ids."""
+    return len(saved) if isinstance(saved, list) else saved
+
+
 def _table_line(entry: dict[str, Any], events: list[Event]) -> dict[str, Any]:
     """The table log's line of an action log entry: only what every viewer
     sees. The action itself may hold hidden cards (a Remmi Demmi offer's, a
@@ -969,9 +976,10 @@ def _table_line(entry: dict[str, Any], events: list[Event]) -> dict[str, Any]:
 Clock = Callable[[], int]
 
 
-# Saves a room and sends out its changes (oldest first), given the tag of the
-# command that made them (None: a timer); False: this process no longer owns
-# the room. Raises if the save did not land (Unavailable: a store is down).
+# Saves a room and sends out its changes (oldest first) and new chat lines
+# (RoomCore.take_chat), given the tag of the command that made them (None: a
+# timer); False: this process no longer owns the room. Raises if the save did
+# not land (Unavailable: a store is down).
 Commit = Callable[["RoomCore", list[Change], Any], Awaitable[bool]]
 
 
@@ -990,8 +998,8 @@ class RoomActor:
     timer) at a time either way. The queue is bounded: a room that cannot
     keep up refuses work (``busy``) rather than growing without limit.
 
-    ``commit`` runs after every command or timer that changed the room and
-    before its reply, with the room's changes (:meth:`RoomCore.take_changes`)
+    ``commit`` runs after every command or timer that changed the room (or
+    wrote chat) and before its reply, with the room's changes (:meth:`RoomCore.take_changes`)
     and the *tag* the caller gave the command (whatever the runner needs to
     know of it when it saves; the room never reads it): it saves the room
     and sends the changes, so a reply (an ``ack``) is only given for a change
@@ -1016,8 +1024,6 @@ class RoomActor:
         self.core = core
         self.clock = clock
         self.commit = commit
-        # Hands new chat lines out (they are no change: nothing to save first).
-        self.on_chat: Callable[[RoomCore, list[dict[str, Any]]], None] | None = None
         # (None, None, None) in the queue only wakes the task to look at the
         # room's timers again.
         self._queue: asyncio.Queue[
@@ -1106,11 +1112,7 @@ class RoomActor:
             core.rollback(checkpoint)
             raise RoomError("internal_error", f"server error: {err}",
                             reason="server_error") from err
-        if core.chat_outbox:
-            lines = core.take_chat()
-            if self.on_chat is not None:
-                self.on_chat(core, lines)
-        if core.version != version or core.spectators_moved:
+        if core.version != version or core.spectators_moved or core.chat_outbox:
             await self._commit(checkpoint, tag)
         return result
 

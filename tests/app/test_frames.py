@@ -18,8 +18,8 @@ def test_every_audience_gets_the_events_and_its_whole_view(game: Game) -> None:
     seats = max(game.min_players, 4)
     room, sink = make_room(game, seats, room_id="r1", seed=11, turn_clock_s=1,
                            bot_delay_ms=0)
-    room.handle(Join("ana", "Ana", "player", conn="a1"), 0)
-    room.handle(Join(None, None, "spectator", conn="w1"), 0)
+    room.handle(Join("ana", "Ana", "player"), 0)
+    room.handle(Join(None, None, "spectator"), 0)
     for _ in range(seats - 1):
         room.handle(AddBot("ana"), 0)
     room.handle(Start("ana"), 1)

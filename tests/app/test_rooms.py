@@ -162,8 +162,8 @@ async def test_a_retried_command_is_answered_again_not_applied_twice_even_after_
         ana, bo = await store.create_player("Ana"), await store.create_player("Bo")
         actor = await registry.create(GAME, 3, {"turn_clock_s": 0}, ana.id)
         room_id = actor.core.room_id
-        await registry.answer(room_id, Join(ana.id, "Ana", "player", conn="p:1"), "c1")
-        await registry.answer(room_id, Join(bo.id, "Bo", "player", conn="p:2"), "c2")
+        await registry.answer(room_id, Join(ana.id, "Ana", "player"), "c1")
+        await registry.answer(room_id, Join(bo.id, "Bo", "player"), "c2")
         assert await registry.answer(room_id, AddBot(ana.id), "c3") == 2
         assert await registry.answer(room_id, AddBot(ana.id), "c3") == 2  # a retry
         assert actor.core.seats_taken == 3
@@ -192,3 +192,28 @@ async def test_a_retried_command_is_answered_again_not_applied_twice_even_after_
         refused = Act(player.id, seat, {"kind": "draw", "from": "stock"})
         with pytest.raises(RoomError):
             await registry.answer(room_id, refused, "c6")
+
+
+async def test_a_room_taken_over_counts_the_dead_process_connections_gone(
+        store: Store) -> None:
+    # The room only counts connections; which are whose is the registry's,
+    # saved beside the room, so that whoever takes the room over can tell.
+    async with clustered(store, Settings()) as (registry, cluster):
+        ana, bo = await store.create_player("Ana"), await store.create_player("Bo")
+        actor = await registry.create(GAME, 2, {"turn_clock_s": 0}, ana.id)
+        room_id = actor.core.room_id
+        alive = f"{registry.process_id}:1"
+        await registry.answer(room_id, Join(ana.id, "Ana", "player"), "c1", "gone:1")
+        await registry.answer(room_id, Join(bo.id, "Bo", "player"), "c2", alive)
+        await registry.answer(room_id, Join(None, None, "spectator"), "c3", "gone:2")
+        await registry.answer(room_id, Join(None, None, "spectator"), "c4", alive)
+        core = actor.core
+        assert [s.connections for s in core.seats] == [1, 1] and core.spectators == 2
+        assert "gone:1" not in json.dumps(core.to_snapshot())
+
+        await registry.drop_local(room_id)
+        await cluster.release(room_id)
+        assert await registry.take_over(room_id)
+        moved = registry.rooms[room_id].core
+        assert [s.connections for s in moved.seats] == [0, 1] and moved.spectators == 1
+        assert registry.members.saved(room_id) == [[alive, None], [alive, 1]]

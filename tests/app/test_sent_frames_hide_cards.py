@@ -86,9 +86,9 @@ class Table:
         self.game, self.seats = game, seats
         self.room, _ = make_room(game, seats, room_id="r1", seed=seed, turn_clock_s=0)
         self.players = ["ana", *(f"p{seat}" for seat in range(1, seats))]
-        for seat, player in enumerate(self.players):
-            self.room.handle(Join(player, player.title(), "player", conn=f"c{seat}"), 0)
-        self.room.handle(Join(None, None, "spectator", conn="w"), 0)
+        for player in self.players:
+            self.room.handle(Join(player, player.title(), "player"), 0)
+        self.room.handle(Join(None, None, "spectator"), 0)
         self.room.handle(Start("ana"), 1)
         self.deal = -1
         self.known: dict[Audience, set[str]] = {}
@@ -181,7 +181,7 @@ def test_the_check_finds_a_card_sent_to_the_wrong_seat() -> None:
     assert game is not None
     table = Table(game, 2, 5)
     table.sent()  # the joins and the start: nothing wrong in them
-    table.room.handle(Join("p1", "P1", "player", conn="c1b"), 3)  # a change to both seats
+    table.room.handle(Join("p1", "P1", "player"), 3)  # a change to both seats
     leaked_change = table.room.outbox[-1]
     leaked_change.views[1]["leak"] = list(table.state.hands[0])
     with pytest.raises(AssertionError, match="was sent"):

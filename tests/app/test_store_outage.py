@@ -103,7 +103,7 @@ async def test_a_failed_save_is_refused_unsent_and_rewritten_by_the_next(
     try:
         ana = (await store.create_player("Ana")).id
         room = (await registry.create(GAME, 3, {"bot_delay_ms": 10_000}, ana)).core.room_id
-        await registry.call(room, Join(ana, "Ana", "player", conn="c1"))
+        await registry.call(room, Join(ana, "Ana", "player"))
         version = registry.rooms[room].core.version
         journal.down = True
         for _ in range(5):

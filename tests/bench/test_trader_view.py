@@ -20,8 +20,8 @@ assert GAME is not None
 def test_a_trader_reads_what_quick_offer_needs_as_the_whole_view_says_it() -> None:
     room, sink = make_room(GAME, 6, room_id="r", seed=3, **TRADE_OPTIONS)
     players = ["ana", *(f"p{seat}" for seat in range(1, 6))]  # ana owns the room
-    for seat, player in enumerate(players):
-        room.handle(Join(player, player, "player", conn=f"c{seat}"), 0)
+    for player in players:
+        room.handle(Join(player, player, "player"), 0)
     room.handle(Start("ana"), 0)
     dealer = room.view_for(0, 0)["dealer"]
     room.handle(Act(players[dealer], dealer, {"kind": "start_timer", "speed": "snail"}), 1)

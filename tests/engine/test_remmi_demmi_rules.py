@@ -960,7 +960,7 @@ def bots_trading(seed: int) -> RoomCore:
     long rounds (600 s) with long return windows (60 s)."""
     room, _ = make_room(GAME, 6, room_id="r", seed=seed, bot_delay_ms=0, timer_s=600,
                         return_window_s=60)
-    room.handle(Join("ana", "Ana", "player", conn="a1"), T0)
+    room.handle(Join("ana", "Ana", "player"), T0)
     for _ in range(5):
         room.handle(AddBot("ana"), T0)
     room.handle(Start("ana"), T0)

@@ -48,8 +48,8 @@ class Store:
 
 def facts(room: RoomCore) -> tuple[Any, ...]:
     return (room.state, room.version, room.room_changes, room.status, len(room.action_log),
-            [(s.player_id, s.bot, sorted(s.connections), s.away) for s in room.seats],
-            sorted(room.watchers), list(room.outbox))
+            [(s.player_id, s.bot, s.connections, s.away) for s in room.seats],
+            room.spectators, list(room.outbox))
 
 
 async def playing_room(store: Store, **options: Any) -> tuple[RoomActor, RoomCore]:
@@ -57,7 +57,7 @@ async def playing_room(store: Store, **options: Any) -> tuple[RoomActor, RoomCor
                                      turn_clock_s=0, deals=1, **options)
     actor = RoomActor(room, clock, store.commit)
     actor.start()
-    await actor.call(Join("ana", "Ana", "player", conn="c1"))
+    await actor.call(Join("ana", "Ana", "player"))
     await actor.call(AddBot("ana"))
     await actor.call(Start("ana"))
     return actor, room
@@ -68,12 +68,12 @@ async def test_a_command_whose_save_fails_is_refused_and_undone() -> None:
     room, _ = room_harness.make_room(GAME, 3, room_id="r1", seed=3)
     actor = RoomActor(room, clock, store.commit)
     actor.start()
-    await actor.call(Join("ana", "Ana", "player", conn="c1"))
+    await actor.call(Join("ana", "Ana", "player"))
     before = facts(room)
     sent = len(store.sent)
     store.down = True
     with pytest.raises(RoomError) as refused:
-        await actor.call(Join("bob", "Bob", "player", conn="c2"))
+        await actor.call(Join("bob", "Bob", "player"))
     assert refused.value.code == "unavailable"
     after = facts(room)
     # All but the version is back: it stays ahead of anything the failed save may have sent.
@@ -81,7 +81,7 @@ async def test_a_command_whose_save_fails_is_refused_and_undone() -> None:
     assert room.version == before[1] + 1
     assert len(store.sent) == sent  # nothing of the undone change went out
     store.down = False
-    assert await actor.call(Join("bob", "Bob", "player", conn="c2")) == 1
+    assert await actor.call(Join("bob", "Bob", "player")) == 1
     assert store.saved[-1] == before[1] + 2
     await actor.stop()
 
@@ -89,7 +89,7 @@ async def test_a_command_whose_save_fails_is_refused_and_undone() -> None:
 async def test_a_command_that_fails_halfway_leaves_nothing_changed(
         monkeypatch: pytest.MonkeyPatch) -> None:
     store = Store()
-    actor, room = await playing_room(store, )
+    actor, room = await playing_room(store)
     await actor.stop()  # no bot moves meanwhile: this test drives the room itself
     actor = RoomActor(room, clock, store.commit)
     while room.game.to_act(room.state) != [0]:

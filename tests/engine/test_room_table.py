@@ -50,13 +50,13 @@ def refusal(room: RoomCore, command: Any, now: int = 5) -> RoomError:
 def finished_room(**options: Any) -> RoomCore:
     """Ana (seat 0, connected) against a bot, played to the end by bots."""
     room = make_room(2, deals=1, deal_pause_ms=0, turn_clock_s=1, **options)
-    room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
+    room.handle(Join("ana", "Ana", "player"), 1)
     room.handle(AddBot("ana"), 1)
     room.handle(Start("ana"), 2)
-    room.handle(Leave("ana", 0, conn="p:1"), 2)  # her turn clock runs out: her bot plays
+    room.handle(Leave("ana", 0), 2)  # her turn clock runs out: her bot plays
     run_until(room, lambda: False, 2)
     assert room.status == "finished"
-    room.handle(Join("ana", "Ana", "player", conn="p:2"), 9_000)  # and she is back
+    room.handle(Join("ana", "Ana", "player"), 9_000)  # and she is back
     return room
 
 
@@ -65,20 +65,20 @@ def finished_room(**options: Any) -> RoomCore:
 
 def test_the_owner_removes_a_bot_before_the_start_and_the_seat_is_free_again() -> None:
     room = make_room(3)
-    room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
+    room.handle(Join("ana", "Ana", "player"), 1)
     assert room.handle(AddBot("ana"), 1) == 1
     assert room.handle(AddBot("ana"), 1) == 2
     room.handle(RemoveBot("ana", 1), 2)
     assert room.seats[1].is_free and room.seats[1].name is None
     assert room.outbox[-1].events == [{"kind": "bot_removed", "seat": 1}]
-    room.handle(Join("bo", "Bo", "player", conn="p:2"), 3)
+    room.handle(Join("bo", "Bo", "player"), 3)
     assert room.seat_of("bo") == 1
 
 
 def test_remove_bot_is_refused_by_reason_and_changes_nothing() -> None:
     room = make_room(3)
-    room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
-    room.handle(Join("bo", "Bo", "player", conn="p:2"), 1)
+    room.handle(Join("ana", "Ana", "player"), 1)
+    room.handle(Join("bo", "Bo", "player"), 1)
     room.handle(AddBot("ana"), 1)
     assert refusal(room, RemoveBot("bo", 2)).reason == "owner_only"
     assert refusal(room, RemoveBot("ana", 1)).reason == "not_a_bot_seat"  # Bo's seat
@@ -106,7 +106,7 @@ def test_a_rematch_deals_a_new_game_with_the_same_seats_and_a_new_seed() -> None
                                          "game": 2}
     # The new game's record holds only its own actions, and replays.
     assert room.replay_record()["actions"] == [] and room.replay_record()["seed"] == 99
-    room.handle(Leave("ana", 0, conn="p:2"), 10_000)
+    room.handle(Leave("ana", 0), 10_000)
     run_until(room, lambda: False, 10_000)
     assert room.status == "finished"
     assert GAME.view(replay(room.replay_record()), None) == GAME.view(room.state, None)
@@ -116,7 +116,7 @@ def test_a_rematch_deals_a_new_game_with_the_same_seats_and_a_new_seed() -> None
 
 def test_a_rematch_needs_a_finished_game_a_seated_player_and_a_public_room() -> None:
     room = make_room(2)
-    room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
+    room.handle(Join("ana", "Ana", "player"), 1)
     room.handle(AddBot("ana"), 1)
     assert refusal(room, Rematch("ana", 1)).reason == "game_not_over"
     room.handle(Start("ana"), 2)
@@ -132,7 +132,7 @@ def test_in_a_rematch_a_player_who_is_not_there_is_played_by_a_bot() -> None:
     room = finished_room()
     room.handle(Rematch("ana", 5), 9_001)
     assert not room.seats[0].away  # she is connected: she plays
-    room.handle(Leave("ana", 0, conn="p:2"), 9_002)
+    room.handle(Leave("ana", 0), 9_002)
     run_until(room, lambda: False, 9_002)
     room.seats[0].away = False  # (say she had come back and played)
     room.handle(Rematch("ana", 6), 90_001)  # from another tab, say
@@ -142,14 +142,14 @@ def test_in_a_rematch_a_player_who_is_not_there_is_played_by_a_bot() -> None:
 
 def test_leaving_a_game_keeps_the_seat_and_leaving_a_rematch_hands_it_to_its_bot() -> None:
     room = make_room(2, turn_clock_s=0)
-    room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
+    room.handle(Join("ana", "Ana", "player"), 1)
     room.handle(AddBot("ana"), 1)
     room.handle(Start("ana"), 2)
-    room.handle(Leave("ana", 0, conn="p:1"), 3)  # a look at the lobby, say
+    room.handle(Leave("ana", 0), 3)  # a look at the lobby, say
     assert not room.seats[0].away and room.seats[0].player_id == "ana"
     room = finished_room()
     room.handle(Rematch("ana", 42), 10_000)
-    room.handle(Leave("ana", 0, conn="p:2"), 10_001)  # she did not ask for this game
+    room.handle(Leave("ana", 0), 10_001)  # she did not ask for this game
     assert room.seats[0].away and room.seats[0].player_id == "ana"
     assert {"kind": "away", "seat": 0} in room.outbox[-1].events
 
@@ -158,7 +158,7 @@ def test_a_rematch_survives_a_snapshot_and_the_log_after_it() -> None:
     room = finished_room()
     before = json.loads(json.dumps(room.to_snapshot()))
     room.handle(Rematch("ana", 42), 10_000)
-    room.handle(Leave("ana", 0, conn="p:2"), 10_000)
+    room.handle(Leave("ana", 0), 10_000)
     run_until(room, lambda: len(room.action_log) > room.game_start + 6, 10_000)
     log = json.loads(json.dumps(room.action_log))
     copy = RoomCore.from_snapshot(before, GAME, log)
@@ -175,7 +175,7 @@ def test_a_rematch_survives_a_snapshot_and_the_log_after_it() -> None:
 
 def test_chat_lines_are_kept_but_are_no_change_and_not_in_the_action_log() -> None:
     room = make_room(2)
-    room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
+    room.handle(Join("ana", "Ana", "player"), 1)
     version, changes = room.version, len(room.outbox)
     line = room.handle(Chat("ana", 0, "Ana", text="  hello <b>all</b>\n"), 2)
     assert line == {"id": 1, "channel": "players", "seat": 0, "name": "Ana", "at": 2,
@@ -188,7 +188,7 @@ def test_chat_lines_are_kept_but_are_no_change_and_not_in_the_action_log() -> No
 
 def test_players_do_not_read_the_spectators_chat_spectators_read_both() -> None:
     room = make_room(2)
-    room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
+    room.handle(Join("ana", "Ana", "player"), 1)
     room.handle(Chat("ana", 0, "Ana", text="hi"), 2)
     room.handle(Chat("zed", None, "Zed", text="she should meld"), 3)
     assert [line["text"] for line in room.handle(History(0), 4)["chat"]] == ["hi"]
@@ -198,7 +198,7 @@ def test_players_do_not_read_the_spectators_chat_spectators_read_both() -> None:
 
 def test_chat_is_refused_by_reason() -> None:
     room = make_room(2)
-    room.handle(Join("ana", "Ana", "player", conn="p:1"), 1)
+    room.handle(Join("ana", "Ana", "player"), 1)
     assert refusal(room, Chat("ana", 0, "Ana", text=" \t")).reason == "chat_empty"
     long = refusal(room, Chat("ana", 0, "Ana", text="x" * (CHAT_LIMIT + 1)))
     assert (long.reason, long.params) == ("chat_too_long", {"limit": CHAT_LIMIT})
@@ -272,7 +272,7 @@ def test_a_remmi_demmi_offer_is_in_the_table_log_by_size_only() -> None:
     game = find_game("remmi_demmi")
     assert game is not None
     room, _ = room_harness.make_room(game, 4, room_id="rd", seed=3, bot_delay_ms=0)
-    room.handle(Join("ana", "Ana", "player", conn="p:1"), 0)
+    room.handle(Join("ana", "Ana", "player"), 0)
     for _ in range(3):
         room.handle(AddBot("ana"), 0)
     room.handle(Start("ana"), 0)
