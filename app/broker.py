@@ -161,13 +161,7 @@ class MemoryBroker:
         handlers = self._channels.get(channel)
         if handlers is None:
             return
-        # _deliver's loop, written out: this runs once per audience of every
-        # change of every room.
-        for subscription in handlers:
-            try:
-                subscription.handler(message)
-            except Exception:
-                log.exception("broker handler failed on channel %s", channel)
+        _deliver(handlers, message)
 
     async def flush(self) -> None:
         return None

@@ -16,7 +16,6 @@ parsing JSON.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import orjson
@@ -87,31 +86,9 @@ def open_envelope(message: bytes) -> tuple[int, memoryview]:
     return int(message[:cut]), memoryview(message)[cut + 1:]
 
 
-class _ChannelNames(dict[int | None, str]):
-    """A room's channels by audience (a seat, or None: the spectators), each
-    name made the first time it is asked for."""
-
-    def __init__(self, room_id: str) -> None:
-        super().__init__()
-        self.room_id = room_id
-
-    def __missing__(self, audience: int | None) -> str:
-        name = self[audience] = (watch_channel(self.room_id) if audience is None
-                                 else seat_channel(self.room_id, audience))
-        return name
-
-
-@functools.lru_cache(maxsize=4096)
-def _channels(room_id: str) -> _ChannelNames:
-    return _ChannelNames(room_id)
-
-
 def audience_channel(room_id: str, audience: int | None) -> str:
-    """The channel of one audience of a room: a seat, or None (the spectators).
-    The very string :func:`change_frames` names it by, while the room is one
-    of the latest few thousand: the feeds are looked up by it on every change,
-    and the same object is found at once, without comparing the names."""
-    return _channels(room_id)[audience]
+    """The channel of one audience of a room: a seat, or None (the spectators)."""
+    return watch_channel(room_id) if audience is None else seat_channel(room_id, audience)
 
 
 def seat_channel(room_id: str, seat: int) -> str:
@@ -135,6 +112,5 @@ def change_frames(change: Change) -> list[tuple[str, bytes]]:
     events = b"".join([
         wire(dumps({"type": "event", "room": room_id, "version": version, "event": event}))
         for event in change.events])
-    channels = _channels(room_id)
-    return [(channels[audience], events + wire(state(room_id, version, view)))
+    return [(audience_channel(room_id, audience), events + wire(state(room_id, version, view)))
             for audience, view in change.views.items()]

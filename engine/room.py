@@ -210,19 +210,6 @@ EMOTES = frozenset({"hi", "gg", "wp", "oops", "thanks", "hurry", "wow", "bye"})
 CHAT_LIMIT = 200  # characters of a chat line
 
 
-@dataclass(slots=True)
-class _RoomFacts:
-    """What a room's views show of the room itself, and who is sent its changes:
-    made once per change to the room (:meth:`RoomCore._room_facts`)."""
-
-    room_changes: int
-    status: str
-    seats: list[dict[str, Any]]  # per seat: name, bot, connected, away
-    room: dict[str, Any]  # the views' ``room`` object
-    audiences: list[int | None]  # connected seats, then None if anyone watches
-    bot_seats: frozenset[int]  # the seats a bot plays (Seat.plays_by_bot)
-
-
 @dataclass
 class Checkpoint:
     """A room as it was before a command or timer (:meth:`RoomCore.checkpoint`),
@@ -246,7 +233,6 @@ class Checkpoint:
     log_length: int
     turn_key: tuple[Any, ...] | None
     last_bot: int
-    facts: _RoomFacts | None
     game_number: int
     game_start: int
     spectators_moved: bool
@@ -282,9 +268,6 @@ class RoomCore:
     _turn_key: tuple[Any, ...] | None = None
     _last_bot: int = -1
     _public_options: dict[str, Any] | None = field(default=None, init=False, repr=False)
-    # What every view shows of the room itself and who is sent changes (see
-    # _room_facts), and the room_changes and status they were made at.
-    _facts: _RoomFacts | None = field(default=None, init=False, repr=False)
     # Changes made and not yet taken by the runner (take_changes).
     outbox: list[Change] = field(default_factory=list, init=False, repr=False)
     # The spectators came or went since the runner last looked (it resets it).
@@ -363,41 +346,29 @@ class RoomCore:
         }
 
     def view_for(self, seat: int | None, now: int) -> View:
-        """The game's view for ``seat`` with the room's own facts merged in."""
+        """The game's view for ``seat`` with the room's own facts merged in:
+        each seat's name, whether a bot plays it, is connected or away, and
+        the ``room`` object."""
         view = (self._waiting_view(seat) if self.state is None
                 else self.game.view(self.state, seat))
-        room_facts = self._room_facts()
-        for entry, facts in zip(view["seats"], room_facts.seats, strict=True):
-            entry.update(facts)
-        view["room"] = dict(room_facts.room)
+        for entry, s in zip(view["seats"], self.seats, strict=True):
+            entry.update(name=s.name, bot=s.bot, connected=s.bot or bool(s.connections),
+                         away=s.away)
+        view["room"] = {"id": self.room_id, "status": self.status, "owner_id": self.owner_id,
+                        "spectators": self.spectators, "seats": self.seat_count,
+                        "options": self.public_options, "private": self.private}
         view["turn_deadline"] = self.turn_deadline
         view["server_time"] = now
         return view
 
-    def _room_facts(self) -> _RoomFacts:
-        """What the views show of the room itself (each seat's facts, merged
-        into the game's seat list, and the ``room`` object), the audiences
-        a change goes to and the seats bots play. Made again only when the
-        room changed, not the game: everything they read changes only with a
-        change counted in :attr:`room_changes` (or the status). Views share
-        them: read, never change them."""
-        facts = self._facts
-        if facts is None or facts.room_changes != self.room_changes \
-                or facts.status != self.status:
-            seats = self.seats
-            room = {"id": self.room_id, "status": self.status, "owner_id": self.owner_id,
-                    "spectators": self.spectators, "seats": self.seat_count,
-                    "options": self.public_options, "private": self.private}
-            audiences: list[int | None] = [s.index for s in seats
-                                           if s.player_id is not None and s.connections]
-            if self.spectators:
-                audiences.append(None)
-            facts = self._facts = _RoomFacts(
-                self.room_changes, self.status,
-                [{"name": s.name, "bot": s.bot, "connected": s.bot or bool(s.connections),
-                  "away": s.away} for s in seats],
-                room, audiences, frozenset(s.index for s in seats if s.plays_by_bot))
-        return facts
+    def audiences(self) -> list[int | None]:
+        """Who is sent changes: each seat a human holds with a connection, then
+        None (the spectators) if anyone watches. Bots read the game directly."""
+        audiences: list[int | None] = [s.index for s in self.seats
+                                       if s.player_id is not None and s.connections]
+        if self.spectators:
+            audiences.append(None)
+        return audiences
 
     def _waiting_view(self, seat: int | None) -> View:
         view: View = {
@@ -774,7 +745,7 @@ class RoomCore:
                 self.turn_deadline = self.bot_due = None
         # The seats with a connection, then the spectators (None) if any.
         views = {audience: self.view_for(audience, now)
-                 for audience in self._room_facts().audiences}
+                 for audience in self.audiences()}
         self.outbox.append(Change(self.room_id, self.version, events, views, self.status,
                                   outcome))
 
@@ -793,7 +764,7 @@ class RoomCore:
              for s in self.seats],
             self.spectators, self.started_at, self.turn_deadline, self.bot_due,
             self.last_activity, len(self.action_log), self._turn_key, self._last_bot,
-            self._facts, self.game_number, self.game_start, self.spectators_moved)
+            self.game_number, self.game_start, self.spectators_moved)
 
     def rollback(self, checkpoint: Checkpoint, *, keep_version: bool = False) -> None:
         """Puts the room back as it was at ``checkpoint``; its changes since are dropped.
@@ -811,7 +782,6 @@ class RoomCore:
         self.last_activity = checkpoint.last_activity
         del self.action_log[checkpoint.log_length:]
         self._turn_key, self._last_bot = checkpoint.turn_key, checkpoint.last_bot
-        self._facts = checkpoint.facts
         self.game_number, self.game_start = checkpoint.game_number, checkpoint.game_start
         self.spectators_moved = checkpoint.spectators_moved
         self._table_log = None  # made again from the action log when next read
@@ -823,7 +793,7 @@ class RoomCore:
             self.turn_deadline = self.bot_due = None
             return
         actors = self.game.to_act(self.state)
-        bots = self._room_facts().bot_seats
+        bots = {s.index for s in self.seats if s.plays_by_bot}
         key = (getattr(self.state, "deal", None), tuple(actors))
         if key != self._turn_key:
             self._turn_key = key

@@ -197,8 +197,7 @@ def room_facts(room: RoomCore) -> tuple[Any, ...]:
 
 
 def shows_the_room_as_it_is(room: RoomCore, now: int) -> bool:
-    """Whether a view shows the room's seats and facts as they are now (the
-    views keep them from one room change to the next)."""
+    """Whether a view shows the room's seats and facts as they are now."""
     view = room.view_for(None, now)
     return view["room"]["status"] == room.status and \
         view["room"]["spectators"] == room.spectators and [
