@@ -16,7 +16,7 @@ leaves everything as it was.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -95,6 +95,12 @@ class Game(Protocol):
         """What ``seat`` may see (None: a spectator), as plain data (dicts, lists,
         strings, numbers) that shares no container with the state. The only
         way a card leaves the engine."""
+        ...
+
+    def views(self, state: Any, seats: Iterable[int | None]) -> dict[int | None, View]:
+        """:meth:`view` for each of ``seats`` at once, each equal to its
+        ``view(state, seat)``. The views may share the containers of the part
+        every seat sees alike, made once: read them, never change them."""
         ...
 
     def to_act(self, state: Any) -> list[int]:

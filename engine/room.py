@@ -346,20 +346,33 @@ class RoomCore:
         }
 
     def view_for(self, seat: int | None, now: int) -> View:
-        """The game's view for ``seat`` with the room's own facts merged in:
-        each seat's name, whether a bot plays it, is connected or away, and
-        the ``room`` object."""
-        view = (self._waiting_view(seat) if self.state is None
-                else self.game.view(self.state, seat))
-        for entry, s in zip(view["seats"], self.seats, strict=True):
-            entry.update(name=s.name, bot=s.bot, connected=s.bot or bool(s.connections),
-                         away=s.away)
-        view["room"] = {"id": self.room_id, "status": self.status, "owner_id": self.owner_id,
-                        "spectators": self.spectators, "seats": self.seat_count,
-                        "options": self.public_options, "private": self.private}
-        view["turn_deadline"] = self.turn_deadline
-        view["server_time"] = now
-        return view
+        """The game's view for ``seat`` with the room's own facts merged in."""
+        return self._views([seat], now)[seat]
+
+    def _views(self, seats: list[int | None], now: int) -> dict[int | None, View]:
+        """The game's views for ``seats`` (:meth:`engine.game.Game.views`) with
+        the room's own facts merged in: each seat's name, whether a bot plays
+        it, is connected or away, and the ``room`` object."""
+        if self.state is None:
+            views = {seat: self._waiting_view(seat) for seat in seats}
+        else:
+            views = self.game.views(self.state, seats)
+        facts = [{"name": s.name, "bot": s.bot, "connected": s.bot or bool(s.connections),
+                  "away": s.away} for s in self.seats]
+        room = {"id": self.room_id, "status": self.status, "owner_id": self.owner_id,
+                "spectators": self.spectators, "seats": self.seat_count,
+                "options": self.public_options, "private": self.private}
+        merged: set[int] = set()
+        for view in views.values():
+            # The views may share their public part, seat list included: once each.
+            if id(view["seats"]) not in merged:
+                merged.add(id(view["seats"]))
+                for entry, seat_facts in zip(view["seats"], facts, strict=True):
+                    entry.update(seat_facts)
+            view["room"] = room
+            view["turn_deadline"] = self.turn_deadline
+            view["server_time"] = now
+        return views
 
     def audiences(self) -> list[int | None]:
         """Who is sent changes: each seat a human holds with a connection, then
@@ -744,8 +757,7 @@ class RoomCore:
                 self.room_changes += 1
                 self.turn_deadline = self.bot_due = None
         # The seats with a connection, then the spectators (None) if any.
-        views = {audience: self.view_for(audience, now)
-                 for audience in self.audiences()}
+        views = self._views(self.audiences(), now)
         self.outbox.append(Change(self.room_id, self.version, events, views, self.status,
                                   outcome))
 

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from types import MappingProxyType
@@ -620,6 +620,12 @@ class RemmiDemmi:
         if seat is not None and not 0 <= seat < state.players:
             raise ValueError(f"no seat {seat} at this table")
         return {**self._shared_view(state), **self._own_view(state, seat)}
+
+    def views(self, state: RemmiDemmiState,
+              seats: Iterable[int | None]) -> dict[int | None, View]:
+        """Each seat's :meth:`view`, the shared part made once and shared."""
+        shared = self._shared_view(state)
+        return {seat: {**shared, **self._own_view(state, seat)} for seat in seats}
 
     def _shared_view(self, state: RemmiDemmiState) -> View:
         playing = state.phase == PLAYING

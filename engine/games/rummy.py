@@ -61,7 +61,7 @@ and the closing discard). Hooks a game may override:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -536,6 +536,11 @@ class RummyGame:
         if seat is not None and not 0 <= seat < state.players:
             raise ValueError(f"no seat {seat} at this table")
         return {**self.public_view(state), **self.own_view(state, seat)}
+
+    def views(self, state: RummyState, seats: Iterable[int | None]) -> dict[int | None, View]:
+        """Each seat's :meth:`view`, the public part made once and shared."""
+        public = self.public_view(state)
+        return {seat: {**public, **self.own_view(state, seat)} for seat in seats}
 
     def public_view(self, state: RummyState) -> View:
         """What every seat and spectator sees alike."""

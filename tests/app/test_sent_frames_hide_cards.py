@@ -171,6 +171,11 @@ def test_no_frame_shows_an_audience_a_card_it_may_not_see(name: str, seed: int) 
             break
         now = table.step(rng, now)
         table.sent()
+        # The views a room sends are made together, sharing the public part:
+        # each must be exactly the audience's own view().
+        audiences = [None, *range(table.seats)]
+        assert game.views(table.state, audiences) == {
+            audience: game.view(table.state, audience) for audience in audiences}
     assert table.frames_checked > 50
 
 
