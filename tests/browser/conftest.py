@@ -104,6 +104,7 @@ def new_page(
     height: int = 800,
     errors: list[str] | None = None,
     locale: str = "en-US",
+    *,
     reduced_motion: str | None = None,
     init_script: str | None = None,
 ) -> Any:
@@ -137,11 +138,20 @@ def open_page(browser: Any) -> Iterator[OpenPage]:
         width: int = 1280,
         height: int = 800,
         locale: str = "en-US",
+        *,
         reduced_motion: str | None = None,
         init_script: str | None = None,
     ) -> Any:
         page = new_page(
-            browser, url, identity, width, height, errors, locale, reduced_motion, init_script
+            browser,
+            url,
+            identity,
+            width,
+            height,
+            errors,
+            locale,
+            reduced_motion=reduced_motion,
+            init_script=init_script,
         )
         pages.append(page)
         return page
