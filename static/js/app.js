@@ -20,6 +20,7 @@ import {
   LANGUAGES, applyDocumentLanguage, errorText, language, onLanguageChange, setLanguage, t,
 } from './i18n.js';
 import { GameSocket } from './socket.js';
+import { installSound, renderSoundToggle } from './sound.js';
 import { ChatPanel } from './chat.js';
 import { Daily } from './daily.js';
 import { ReplayPage } from './replay.js';
@@ -352,6 +353,7 @@ function renderLanguagePicker() {
 function retranslate() {
   applyDocumentLanguage();
   renderLanguagePicker();
+  renderSoundToggle();
   renderWho();
   renderConnection(socket.status);
   document.getElementById('brand')?.setAttribute('aria-label', t('top.home'));
@@ -417,6 +419,8 @@ function boot() {
   installCardSprite();
   applyDocumentLanguage();
   renderLanguagePicker();
+  installSound();
+  renderSoundToggle();
   document.getElementById('brand')?.setAttribute('aria-label', t('top.home'));
   onLanguageChange(retranslate);
   renderWho();

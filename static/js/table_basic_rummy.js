@@ -14,6 +14,8 @@ import { bySeat, cls } from './ui.js';
 import { replayLink, rulesButton, tableDealNotes } from './help.js';
 import { errorText, has, listText, t, tn } from './i18n.js';
 import { gameName } from './lobby.js';
+import { TableFeel } from './feel.js';
+import { decorateShortcuts } from './keys.js';
 
 // Refusals are put into words by i18n.js (their reason's sentence, else their code's).
 export { errorText };
@@ -110,9 +112,12 @@ export class BasicRummyTable {
     this.freshMelds = new Set();
     this.prevMelds = null;
     this.tick = setInterval(() => this.updateClocks(), 250);
+    // Sounds, cards in flight and keyboard shortcuts (feel.js).
+    this.feel = new TableFeel(this);
   }
 
   destroy() {
+    this.feel.destroy();
     clearInterval(this.tick);
     clearTimeout(this.leaveTimer);
     clearTimeout(this.copyTimer);
@@ -147,6 +152,7 @@ export class BasicRummyTable {
     if (previous && (previous.turn !== view.turn || previous.step !== view.step)) this.why = null;
     this.render();
     this.arriving = false;
+    this.feel.onUpdate(previous, view);
   }
 
   onEvent(event, version) {
@@ -154,6 +160,7 @@ export class BasicRummyTable {
     if (this.logVersion !== null && typeof version === 'number' && version <= this.logVersion) return;
     this.events.push({ event, at: Date.now(), bot: this.liveBotMark(event) });
     this.showLog();
+    this.feel.onEvent(event);
   }
 
   /**
@@ -373,6 +380,10 @@ export class BasicRummyTable {
   }
 
   layout() {
+    return decorateShortcuts(this.tableLayout());
+  }
+
+  tableLayout() {
     const v = this.view;
     const playing = v.phase !== 'waiting';
     return h('div', {

@@ -6,6 +6,8 @@
   context (its own localStorage, i.e. its own guest). ``identity`` is a guest
   from :func:`new_guest`, put into localStorage before the page loads, exactly
   as the client keeps it. JavaScript errors on any page fail the test.
+  ``reduced_motion="reduce"`` opens it with prefers-reduced-motion; ``init_script``
+  runs in every document of its context before the page's own scripts.
 - :class:`Table` wraps a page showing a Basic Rummy table: clicks and reads.
 """
 
@@ -102,9 +104,17 @@ def new_page(
     height: int = 800,
     errors: list[str] | None = None,
     locale: str = "en-US",
+    *,
+    reduced_motion: str | None = None,
+    init_script: str | None = None,
 ) -> Any:
-    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    options: dict[str, Any] = {"viewport": {"width": width, "height": height}, "locale": locale}
+    if reduced_motion is not None:
+        options["reduced_motion"] = reduced_motion
+    context = browser.new_context(**options)
     context.set_default_timeout(TIMEOUT_MS)
+    if init_script is not None:
+        context.add_init_script(init_script)
     if identity is not None:
         stored = {k: identity[k] for k in ("player_id", "name", "token")}
         context.add_init_script(
@@ -128,8 +138,21 @@ def open_page(browser: Any) -> Iterator[OpenPage]:
         width: int = 1280,
         height: int = 800,
         locale: str = "en-US",
+        *,
+        reduced_motion: str | None = None,
+        init_script: str | None = None,
     ) -> Any:
-        page = new_page(browser, url, identity, width, height, errors, locale)
+        page = new_page(
+            browser,
+            url,
+            identity,
+            width,
+            height,
+            errors,
+            locale,
+            reduced_motion=reduced_motion,
+            init_script=init_script,
+        )
         pages.append(page)
         return page
 
