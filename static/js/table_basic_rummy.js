@@ -787,12 +787,10 @@ export class BasicRummyTable {
       r ? [
         h('h2', null, r.void ? t('br.result_void_title', { n: r.deal })
           : t(this.about(r.winner, 'result.went_out_title'), { n: r.deal, name: this.nameOf(r.winner) })),
-        r.void
-          ? h('p', { class: 'muted' }, t('br.result_void_text'))
-          : h('p', { class: 'result-points' },
-            h('span', { testid: 'result-points' }, t('result.plus_points', { n: r.points })),
-            r.rummy ? h('span', { class: 'badge badge-rummy', testid: 'rummy' }, t('br.rummy_doubled')) : null),
-        r.void ? null : h('p', { class: 'muted small' }, t('br.result_explain')),
+        // What the points are made of is said once, in the deal's notes below.
+        r.void ? null : h('p', { class: 'result-points' },
+          h('span', { testid: 'result-points' }, t('result.plus_points', { n: r.points })),
+          r.rummy ? h('span', { class: 'badge badge-rummy', testid: 'rummy' }, t('br.rummy_doubled')) : null),
         h('div', { class: 'result-table-wrap' },
           h('table', { class: 'result-hands' },
             h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', null, t('col.cards_left')),
