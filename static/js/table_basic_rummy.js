@@ -190,6 +190,9 @@ export class BasicRummyTable {
   /** A live move's mark: the seat's bot, or a bot standing in for an away player. */
   liveBotMark(event) {
     if (ROOM_EVENTS.has(event.kind) || typeof event.seat !== 'number') return null;
+    // A move of ours still on its way is ours, even from a seat marked away:
+    // it is the move that takes the seat back.
+    if (event.seat === this.you && this.busy) return null;
     const s = this.seat(event.seat);
     if (s?.bot) return 'bot';
     if (s?.away) return 'standin';
@@ -232,12 +235,15 @@ export class BasicRummyTable {
 
   nameOf(n, { you = t('common.you') } = {}) {
     if (n === null || n === undefined) return t('common.someone');
+    if (n === this.you && this.standinVoice) return t('log.standin_for_you');
     if (n === this.you && you) return you;
     return displayName(this.seat(n)) || t('table.seat_n', { n: Number(n) + 1 });
   }
 
   /** The key of a sentence about `seat`: its ".you" form ("You drew…") when that seat is yours. */
   about(seat, key) {
+    // A move the stand-in bot made for us is not ours: "The bot playing for you drew…".
+    if (this.standinVoice && seat === this.you) return key;
     return this.seated && seat === this.you && has(`${key}.you`) ? `${key}.you` : key;
   }
 
@@ -923,9 +929,27 @@ export class BasicRummyTable {
 
   logItems() {
     if (!this.events.length) return [h('li', { class: 'muted small' }, t('log.empty'))];
-    return this.events.map(({ event, bot }) => h('li', { dataset: { kind: event.kind, bot: bot || null } },
-      this.describe(event),
-      bot ? h('span', { class: 'log-bot muted' }, ' ', t(bot === 'bot' ? 'log.by_bot' : 'log.by_bot_standing_in')) : null));
+    return this.events.map(({ event, bot }) => {
+      // Our own seat's moves made by the stand-in bot say so in the sentence itself.
+      const forYou = bot === 'standin' && this.seated && event.seat === this.you;
+      return h('li', { dataset: { kind: event.kind, bot: bot || null } },
+        forYou ? this.standinLine(event) : this.describe(event),
+        bot && !forYou ? h('span', { class: 'log-bot muted' }, ' ', t(bot === 'bot' ? 'log.by_bot' : 'log.by_bot_standing_in')) : null);
+    });
+  }
+
+  /** `event` told as the bot standing in for us made it: "The bot playing for you drew…". */
+  standinLine(event) {
+    this.standinVoice = true;
+    try {
+      const line = this.describe(event);
+      const parts = Array.isArray(line) ? [...line] : [line];
+      // The name may open the sentence: it then starts with a capital.
+      if (typeof parts[0] === 'string') parts[0] = parts[0].charAt(0).toLocaleUpperCase() + parts[0].slice(1);
+      return parts;
+    } finally {
+      this.standinVoice = false;
+    }
   }
 
   describe(ev) {

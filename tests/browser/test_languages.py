@@ -183,7 +183,7 @@ def test_a_bot_standing_in_for_an_away_player_is_named_so(open_page: OpenPage, l
             ];
         }"""
     )
-    assert text == ["Fajar (bot standing in) is playing…", "Waiting for Fajar…"]
+    assert text == ["A bot is playing for Fajar…", "Waiting for Fajar…"]
 
 
 def test_switching_at_the_table_rewords_it_in_place(live_server, open_page: OpenPage) -> None:

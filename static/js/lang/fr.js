@@ -345,6 +345,7 @@ export default {
   "log.rematch_offered": "{name} a demandé à rejouer.",
   "log.rematch_offered.you": "Vous avez demandé à rejouer.",
   "log.started": "La partie a commencé.",
+  "log.standin_for_you": "le robot qui joue pour vous",
   "log.stock_turned": "La défausse a été retournée pour faire une nouvelle pioche.",
   "log.title": "Journal de la table",
   "log.took_discard": "{name} a pris {card} dans la défausse.",

@@ -359,6 +359,7 @@ export default {
   "log.rematch_offered": "{name} poziva na novu partiju.",
   "log.rematch_offered.you": "Pozivaš na novu partiju.",
   "log.started": "Partija je počela.",
+  "log.standin_for_you": "bot koji igra umesto tebe",
   "log.stock_turned": "Bačene karte su okrenute u novi špil.",
   "log.title": "Dnevnik stola",
   "log.took_discard": "{name} uzima {card} iz bačenih.",
