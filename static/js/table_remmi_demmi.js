@@ -341,7 +341,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
       return h('section', { class: 'rd-timer is-waiting', testid: 'rd-timer', dataset: { stage: 'dealt' } },
         h('div', { class: 'rd-timer-row' },
           h('span', { class: 'rd-timer-label' },
-            isDealer ? t('rd.you_deal') : t('rd.waiting_dealer', { name: this.nameOf(v.dealer) })),
+            isDealer ? t('rd.you_deal') : this.waitingDealer()),
           h('span', { class: 'muted small', testid: 'auto-start' }, '')),
         isDealer ? h('div', { class: 'rd-start' },
           v.frantic && !v.revealed ? h('button', {
@@ -598,11 +598,20 @@ export class RemmiDemmiTable extends BasicRummyTable {
         })))));
   }
 
+  /** Who starts the timer: the dealer, or the bot playing the dealer's seat (no wait on a person). */
+  waitingDealer() {
+    const dealer = this.seat(this.view.dealer);
+    const name = this.nameOf(this.view.dealer);
+    if (dealer?.bot) return t('rd.bot_dealer', { name });
+    if (dealer?.away) return t('rd.standin_dealer', { name });
+    return t('rd.waiting_dealer', { name });
+  }
+
   statusText() {
     const v = this.view;
     if (v.phase === 'playing') {
       if (!this.seated) {
-        return v.stage === 'dealt' ? t('rd.waiting_dealer', { name: this.nameOf(v.dealer) }) : t('rd.trading_status');
+        return v.stage === 'dealt' ? this.waitingDealer() : t('rd.trading_status');
       }
       if (this.claimed) return t('rd.status_claimed');
       if (v.stage === 'dealt') {

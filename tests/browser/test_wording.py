@@ -165,3 +165,18 @@ def test_a_bot_playing_for_an_away_player_is_named_so(
     # Others see Ana's name with the stand-in's mark.
     assert any(re.fullmatch(r"Ana drew from the stock\. \(bot standing in\)", line)
                for line in own_lines(watcher)), own_lines(watcher)
+
+
+def test_the_daily_name_first_error_clears_once_the_name_is_saved(
+    live_server: Any, open_page: OpenPage
+) -> None:
+    from playwright.sync_api import expect
+
+    page = open_page(f"{live_server.url}/?daily")
+    page.get_by_test_id("daily-play-indonesian_remi").click()
+    error = page.get_by_test_id("daily").get_by_test_id("error")
+    expect(error).to_have_text("Choose a name first: your score goes on the leaderboard under it.")
+    page.get_by_test_id("name-input").fill("Ana")
+    page.get_by_test_id("btn-save-name").click()
+    expect(page.get_by_test_id("name-input")).to_have_count(0)
+    expect(error).to_have_count(0)

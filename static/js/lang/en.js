@@ -412,6 +412,7 @@ export default {
   },
   "rd.answer_title": "Offer your {n} selected cards to {name}",
   "rd.auto_start": "starts by itself in {n} s",
+  "rd.bot_dealer": "{name} (bot) is about to start the timer…",
   "rd.by_colour": "Colour",
   "rd.by_figure": "Figure",
   "rd.card_name": "{colour} {figure}",
@@ -507,6 +508,7 @@ export default {
     "other": "{n} rounds; most points wins"
   },
   "rd.snail": "Snail",
+  "rd.standin_dealer": "A bot starts the timer for {name}…",
   "rd.status_claimed": "You made Remmi-Demmi! Waiting for the check.",
   "rd.status_hidden": "Your cards are face down until the dealer gives the sign.",
   "rd.status_look": "Look at your cards: trading starts with the timer.",

@@ -411,6 +411,7 @@ export default {
   },
   "rd.answer_title": "Proposer vos {n} cartes choisies à {name}",
   "rd.auto_start": "démarre tout seul dans {n} s",
+  "rd.bot_dealer": "{name} (robot) va lancer le minuteur…",
   "rd.by_colour": "Couleur",
   "rd.by_figure": "Figure",
   "rd.card_name": "{figure} {colour}",
@@ -506,6 +507,7 @@ export default {
     "other": "{n} manches ; le plus de points gagne"
   },
   "rd.snail": "Escargot",
+  "rd.standin_dealer": "Un robot lance le minuteur pour {name}…",
   "rd.status_claimed": "Vous avez fait Remmi-Demmi ! En attente de la vérification.",
   "rd.status_hidden": "Vos cartes restent face cachée jusqu’au signal du donneur.",
   "rd.status_look": "Regardez vos cartes : les échanges commencent avec le minuteur.",

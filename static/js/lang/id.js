@@ -394,6 +394,7 @@ export default {
   },
   "rd.answer_title": "Tawarkan {n} kartu pilihanmu ke {name}",
   "rd.auto_start": "mulai sendiri dalam {n} detik",
+  "rd.bot_dealer": "{name} (bot) akan segera memulai waktu…",
   "rd.by_colour": "Warna",
   "rd.by_figure": "Gaya",
   "rd.card_name": "{figure} {colour}",
@@ -488,6 +489,7 @@ export default {
     "other": "{n} ronde; poin terbanyak menang"
   },
   "rd.snail": "Siput",
+  "rd.standin_dealer": "Bot memulai waktu untuk {name}…",
   "rd.status_claimed": "Kamu sudah Remmi-Demmi! Menunggu pemeriksaan.",
   "rd.status_hidden": "Kartumu tertutup sampai pembagi memberi tanda.",
   "rd.status_look": "Lihat kartumu: tukar-menukar dimulai bersama waktu.",

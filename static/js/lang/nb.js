@@ -411,6 +411,7 @@ export default {
   },
   "rd.answer_title": "Tilby de {n} valgte kortene dine til {name}",
   "rd.auto_start": "starter av seg selv om {n} s",
+  "rd.bot_dealer": "{name} (robot) starter snart tidtakeren…",
   "rd.by_colour": "Farge",
   "rd.by_figure": "Figur",
   "rd.card_name": "{colour} {figure}",
@@ -506,6 +507,7 @@ export default {
     "other": "{n} runder; flest poeng vinner"
   },
   "rd.snail": "Snegle",
+  "rd.standin_dealer": "En robot starter tidtakeren for {name}…",
   "rd.status_claimed": "Du fikk Remmi-Demmi! Venter på kontrollen.",
   "rd.status_hidden": "Kortene dine ligger med baksiden opp til giveren gir tegn.",
   "rd.status_look": "Se på kortene dine: byttingen starter med tidtakeren.",

@@ -428,6 +428,7 @@ export default {
   },
   "rd.answer_title": "Ponudi svoje izabrane karte ({n}) igraču {name}",
   "rd.auto_start": "počinje sam za {n} s",
+  "rd.bot_dealer": "{name} (bot) uskoro pokreće tajmer…",
   "rd.by_colour": "Boja",
   "rd.by_figure": "Figura",
   "rd.card_name": "{colour} {figure}",
@@ -524,6 +525,7 @@ export default {
     "other": "{n} rundi; pobeđuje najviše poena"
   },
   "rd.snail": "Puž",
+  "rd.standin_dealer": "Bot pokreće tajmer umesto igrača {name}…",
   "rd.status_claimed": "Imaš Remmi-Demmi! Čeka se provera.",
   "rd.status_hidden": "Karte su ti okrenute dok delilac ne da znak.",
   "rd.status_look": "Pogledaj karte: razmena počinje s tajmerom.",
