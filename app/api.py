@@ -121,7 +121,9 @@ async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
     try:
         options = validate_room_options(game, body.options, seats)
     except BadOptions as err:
-        raise ApiError(422, "bad_options", str(err), params={"detail": str(err)}) from err
+        # The rule behind the refusal travels in ``rule``, never in the message.
+        raise ApiError(422, "bad_options", err.message, reason=err.reason, rule=err.rule,
+                       params={**err.params, "detail": err.message}) from err
     if settings.max_open_rooms > 0:
         owned = sum(1 for s in await registry.lobby() if s["owner_id"] == player.id)
         if owned >= settings.max_open_rooms:

@@ -56,4 +56,19 @@ class NotYourTurn(GameError):
 
 
 class BadOptions(ValueError):
-    """Room options or a scenario that a game cannot accept (HTTP 422)."""
+    """Room options or a scenario that a game cannot accept (HTTP 422).
+
+    The message says what is wrong in plain words; like a refusal, the written
+    rule behind it travels apart (``rule``), never in the message. A
+    ``reason`` of :mod:`engine.refusals` (with its ``params``) lets a client
+    say it in its player's language; without one the reason is
+    ``bad_options`` and the message is the detail.
+    """
+
+    def __init__(self, message: str | None = None, *, reason: str | None = None,
+                 rule: str | None = None, params: Mapping[str, Any] | None = None) -> None:
+        self.reason = reason or "bad_options"
+        self.rule = rule
+        self.params: dict[str, Any] = dict(params or {})
+        self.message = message if message is not None else sentence(self.reason, self.params)
+        super().__init__(self.message)

@@ -119,7 +119,7 @@ class BasicRummy(RummyGame):
         elif deals is not None:
             merged["target"] = None
         if merged["deals"] is None and merged["target"] is None:
-            raise BadOptions("the match needs a number of deals or a target score (BR-5)")
+            raise BadOptions(reason="needs_deals_or_target", rule="BR-5")
 
     def score_deal(
         self, state: RummyState, winner: int | None, hand_values: list[int]

@@ -237,7 +237,7 @@ class IndonesianRemi(RummyGame):
             if target is not None and "deals" not in options:
                 merged["deals"] = None  # a target alone sets the game's length
         if merged["deals"] is None and merged["target"] is None:
-            raise BadOptions("the game needs a number of deals or a target score (IR-19)")
+            raise BadOptions(reason="needs_deals_or_target", rule="IR-19")
         if "hand_melds_count" in options:
             if not isinstance(options["hand_melds_count"], bool):
                 raise BadOptions("hand_melds_count must be true or false")

@@ -464,13 +464,13 @@ def _validate_scenario(scenario: object, players: int) -> dict[str, Any]:
         if len(hand) != size:
             raise BadOptions(
                 f"scenario hand {seat} has {len(hand)} cards; "
-                f"{players} players get {size} each (RD-5, RD-19)"
+                f"{players} players get {size} each", rule="RD-5, RD-19"
             )
         for card in hand:
             if not is_card(card, players):
                 raise BadOptions(
                     f"scenario hand {seat}: {card!r} is not a card in play with {players} "
-                    f"players (ids like 'OR3', copies 1-{copies_in_play(players)}, RD-2)"
+                    f"players (ids like 'OR3', copies 1-{copies_in_play(players)})", rule="RD-2"
                 )
             if card in seen:
                 raise BadOptions(f"scenario names {card} twice; there is one of each card")

@@ -81,7 +81,11 @@ export class Daily {
     this.opening = null;
     this.error = null;
     this.destroyed = false;
-    this.unsubscribe = onIdentityChange(() => this.reload());
+    this.unsubscribe = onIdentityChange(() => {
+      // "Choose a name first" was about the name: once saved, it no longer holds.
+      if (this.error === t('daily.name_first')) this.error = null;
+      this.reload();
+    });
     mount(root, h('div', { class: 'loading', testid: 'daily-loading' }, t('daily.loading')));
     this.load();
   }

@@ -4,6 +4,7 @@
 
 import { cardLabel } from './cards.js';
 import { h } from './dom.js';
+import { has, listText, t } from './i18n.js';
 import { openRules, pageText } from './rules.js';
 import { bySeat, signed } from './ui.js';
 
@@ -37,38 +38,55 @@ export function replayLink(roomId, { small = false, label = null } = {}) {
 
 function brLines(r, name, seats) {
   if (r.void) return [pageText('why.br_void')];
-  const lines = [pageText('why.br_out', { name: name(r.winner), points: r.points })];
+  const lines = [pageText('why.br_out', { name: name(r.winner) })];
+  const values = [];
   for (const s of seats) {
     if (s === r.winner) continue;
-    lines.push(pageText('why.br_hand', { name: name(s), value: bySeat(r.hand_values, s) ?? 0 }));
+    const value = bySeat(r.hand_values, s) ?? 0;
+    values.push(value);
+    lines.push(pageText('why.br_hand', { name: name(s), value }));
   }
-  if (r.rummy) lines.push(pageText('why.br_rummy', { name: name(r.winner) }));
+  lines.push(r.rummy
+    ? pageText('why.br_rummy', { name: name(r.winner), sum: values.length > 1 ? `(${values.join(' + ')})` : String(values[0] ?? 0), points: r.points })
+    : pageText('why.br_total', { name: name(r.winner), points: r.points }));
   return lines;
 }
 
 function trLines(r, name, seats) {
   if (r.void) return [pageText('why.tr_void')];
-  return seats.map((s) => {
-    if (s === r.winner) return pageText('why.tr_out', { name: name(s) });
+  const loser = seats.find((s) => s !== r.winner);
+  const bonus = r.hunt && loser !== undefined
+    ? (bySeat(r.penalties, loser) ?? 0) - (bySeat(r.hand_values, loser) ?? 0) : 0;
+  const lines = r.hunt ? [pageText('why.tr_hunt_intro', { name: name(r.winner), bonus })] : [];
+  for (const s of seats) {
+    if (s === r.winner) {
+      lines.push(pageText('why.tr_out', { name: name(s) }));
+      continue;
+    }
     const penalty = bySeat(r.penalties, s) ?? 0;
     const value = bySeat(r.hand_values, s) ?? 0;
-    return pageText(r.hunt ? 'why.tr_hunt' : 'why.tr_penalty', { name: name(s), penalty, value });
-  });
+    lines.push(pageText(r.hunt ? 'why.tr_hunt' : 'why.tr_penalty', { name: name(s), penalty, value, bonus }));
+  }
+  return lines;
 }
 
-/** Whether `cards` hold three of one rank: a set that did not count. */
-function holdsSet(cards) {
-  const counts = {};
-  for (const c of cards || []) counts[c[0]] = (counts[c[0]] || 0) + 1;
-  return Object.values(counts).some((n) => n >= 3);
+/** The sets among `cards` (three or four of one rank), each as its card symbols. */
+function setsAmong(cards) {
+  const byRank = new Map();
+  for (const c of cards || []) byRank.set(c[0], [...(byRank.get(c[0]) || []), c]);
+  return [...byRank.values()].filter((group) => group.length >= 3)
+    .map((group) => group.map(cardLabel).join(' '));
 }
 
 function irLines(r, name, options) {
   const closed = r.winner !== null && r.winner !== undefined;
-  const lines = [closed
-    ? pageText('why.ir_closed', { name: name(r.winner), card: cardLabel(r.closing_card), bonus: r.bonus })
-    : pageText('why.ir_stock_out')];
-  if (options?.hand_melds_count === false) lines.push(pageText('why.ir_table_only'));
+  const handCounts = options?.hand_melds_count !== false;
+  const lines = [
+    closed
+      ? pageText('why.ir_closed', { name: name(r.winner), card: cardLabel(r.closing_card), bonus: r.bonus })
+      : pageText('why.ir_stock_out'),
+    pageText(handCounts ? 'why.ir_rule' : 'why.ir_table_only'),
+  ];
   for (const b of r.seats || []) {
     const parts = [];
     if (b.table_points) parts.push(pageText('why.ir_table', { n: b.table_points }));
@@ -78,10 +96,28 @@ function irLines(r, name, options) {
     if (!parts.length) parts.push(pageText('why.ir_nothing'));
     lines.push(pageText('why.ir_line', { name: name(b.seat), parts: parts.join(', '), points: signed(b.points) }));
     // IR-16: sets count only with a sequence, on the table or among the hand's melds.
+    if (!handCounts) continue;
     const sequence = [...(b.table_melds || []), ...(b.hand_melds || [])].some((m) => m.kind === 'run');
-    if (!sequence && holdsSet(b.minus_cards)) lines.push(pageText('why.ir_no_sequence', { name: name(b.seat) }));
+    const sets = sequence ? [] : setsAmong(b.minus_cards);
+    if (sets.length) {
+      lines.push(pageText(sets.length > 1 ? 'why.ir_no_sequence_sets' : 'why.ir_no_sequence',
+        { name: name(b.seat), cards: listText(sets) }));
+    }
   }
   return lines;
+}
+
+// The server's reasons for a Remmi Demmi penalty or a withdrawn offer, in words.
+const RD_REASONS = {
+  'looked at the cards before the sign': 'rd.reason.peeked',
+  'tried to trade before the timer started': 'rd.reason.early_trade',
+  'target claimed': 'rd.reason.target_claimed',
+};
+
+/** A Remmi Demmi reason in the player's words ('' for one we have no words for). */
+export function rdReasonText(reason) {
+  const key = RD_REASONS[reason] || `rd.reason.${reason}`;
+  return has(key) ? t(key) : '';
 }
 
 function rdLines(r, name) {
@@ -92,7 +128,10 @@ function rdLines(r, name) {
     }))
     : [pageText('why.rd_none')];
   for (const p of r.penalties || []) {
-    lines.push(pageText('why.rd_penalty', { name: name(p.seat), points: signed(p.points), reason: p.reason }));
+    const reason = rdReasonText(p.reason);
+    lines.push(reason
+      ? pageText('why.rd_penalty', { name: name(p.seat), points: signed(p.points), reason })
+      : pageText('why.rd_penalty_plain', { name: name(p.seat), points: signed(p.points) }));
   }
   return lines;
 }

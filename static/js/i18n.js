@@ -183,18 +183,27 @@ export function listText(items) {
 const CARD_ID = /^([A2-9TJQK])([SHDC])(\d?)$/;
 const SUIT_SYMBOLS = { S: '♠', H: '♥', D: '♦', C: '♣' };
 
-/** "QS" -> "Q♠", "TD2" -> "10♦"; anything else unchanged. */
+// A Remmi Demmi card: colour, figure, copy ("OR3").
+const RD_CARD_ID = /^([OPG])([RJL])(\d)$/;
+
+/** "QS" -> "Q♠", "TD2" -> "10♦", "OR3" -> "orange running"; anything else unchanged. */
 export function cardSymbol(value) {
   const m = CARD_ID.exec(String(value));
-  if (!m) return String(value);
+  if (!m) {
+    const rd = RD_CARD_ID.exec(String(value));
+    return rd ? t('rd.card_name', { colour: t(`rd.colour.${rd[1]}`), figure: t(`rd.figure.${rd[2]}`) })
+      : String(value);
+  }
   return `${m[1] === 'T' ? '10' : m[1]}${SUIT_SYMBOLS[m[2]]}`;
 }
 
 function errorParams(params) {
   const out = {};
   for (const [name, value] of Object.entries(params || {})) {
-    if (Array.isArray(value)) out[name] = value.map(cardSymbol).join(' ');
-    else if (value !== null && typeof value === 'object') out[name] = '';
+    if (Array.isArray(value)) {
+      // Card symbols read one after the other (Q♠ K♠); Remmi Demmi's cards are words.
+      out[name] = value.map(cardSymbol).join(value.some((v) => RD_CARD_ID.test(String(v))) ? ', ' : ' ');
+    } else if (value !== null && typeof value === 'object') out[name] = '';
     else out[name] = cardSymbol(value);
   }
   return out;

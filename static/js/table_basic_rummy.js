@@ -197,6 +197,9 @@ export class BasicRummyTable {
   /** A live move's mark: the seat's bot, or a bot standing in for an away player. */
   liveBotMark(event) {
     if (ROOM_EVENTS.has(event.kind) || typeof event.seat !== 'number') return null;
+    // A move of ours still on its way is ours, even from a seat marked away:
+    // it is the move that takes the seat back.
+    if (event.seat === this.you && this.busy) return null;
     const s = this.seat(event.seat);
     if (s?.bot) return 'bot';
     if (s?.away) return 'standin';
@@ -239,12 +242,15 @@ export class BasicRummyTable {
 
   nameOf(n, { you = t('common.you') } = {}) {
     if (n === null || n === undefined) return t('common.someone');
+    if (n === this.you && this.standinVoice) return t('log.standin_for_you');
     if (n === this.you && you) return you;
     return displayName(this.seat(n)) || t('table.seat_n', { n: Number(n) + 1 });
   }
 
   /** The key of a sentence about `seat`: its ".you" form ("You drew…") when that seat is yours. */
   about(seat, key) {
+    // A move the stand-in bot made for us is not ours: "The bot playing for you drew…".
+    if (this.standinVoice && seat === this.you) return key;
     return this.seated && seat === this.you && has(`${key}.you`) ? `${key}.you` : key;
   }
 
@@ -798,12 +804,10 @@ export class BasicRummyTable {
       r ? [
         h('h2', null, r.void ? t('br.result_void_title', { n: r.deal })
           : t(this.about(r.winner, 'result.went_out_title'), { n: r.deal, name: this.nameOf(r.winner) })),
-        r.void
-          ? h('p', { class: 'muted' }, t('br.result_void_text'))
-          : h('p', { class: 'result-points' },
-            h('span', { testid: 'result-points' }, t('result.plus_points', { n: r.points })),
-            r.rummy ? h('span', { class: 'badge badge-rummy', testid: 'rummy' }, t('br.rummy_doubled')) : null),
-        r.void ? null : h('p', { class: 'muted small' }, t('br.result_explain')),
+        // What the points are made of is said once, in the deal's notes below.
+        r.void ? null : h('p', { class: 'result-points' },
+          h('span', { testid: 'result-points' }, t('result.plus_points', { n: r.points })),
+          r.rummy ? h('span', { class: 'badge badge-rummy', testid: 'rummy' }, t('br.rummy_doubled')) : null),
         h('div', { class: 'result-table-wrap' },
           h('table', { class: 'result-hands' },
             h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', null, t('col.cards_left')),
@@ -936,9 +940,27 @@ export class BasicRummyTable {
 
   logItems() {
     if (!this.events.length) return [h('li', { class: 'muted small' }, t('log.empty'))];
-    return this.events.map(({ event, bot }) => h('li', { dataset: { kind: event.kind, bot: bot || null } },
-      this.describe(event),
-      bot ? h('span', { class: 'log-bot muted' }, ' ', t(bot === 'bot' ? 'log.by_bot' : 'log.by_bot_standing_in')) : null));
+    return this.events.map(({ event, bot }) => {
+      // Our own seat's moves made by the stand-in bot say so in the sentence itself.
+      const forYou = bot === 'standin' && this.seated && event.seat === this.you;
+      return h('li', { dataset: { kind: event.kind, bot: bot || null } },
+        forYou ? this.standinLine(event) : this.describe(event),
+        bot && !forYou ? h('span', { class: 'log-bot muted' }, ' ', t(bot === 'bot' ? 'log.by_bot' : 'log.by_bot_standing_in')) : null);
+    });
+  }
+
+  /** `event` told as the bot standing in for us made it: "The bot playing for you drew…". */
+  standinLine(event) {
+    this.standinVoice = true;
+    try {
+      const line = this.describe(event);
+      const parts = Array.isArray(line) ? [...line] : [line];
+      // The name may open the sentence: it then starts with a capital.
+      if (typeof parts[0] === 'string') parts[0] = parts[0].charAt(0).toLocaleUpperCase() + parts[0].slice(1);
+      return parts;
+    } finally {
+      this.standinVoice = false;
+    }
   }
 
   describe(ev) {

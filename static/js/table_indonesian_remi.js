@@ -401,8 +401,6 @@ export class IndonesianRemiTable extends BasicRummyTable {
           : t('ir.result_stock_title', { n: r.deal })),
         closed ? h('p', { class: 'result-points' }, `${t('ir.closing_card')} `, h('span', { class: 'ir-closer' }, cardElement(r.closing_card)),
           h('span', { testid: 'close-bonus' }, ` +${r.bonus}`)) : null,
-        h('p', { class: 'muted small ir-explain', testid: 'result-explain' },
-          t(v.options?.hand_melds_count === false ? 'ir.explain_table_only' : 'ir.explain'), ' ', t('ir.explain_sets')),
         h('div', { class: 'result-table-wrap' },
           h('table', { class: 'result-hands ir-breakdown fan-cards' },
             h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', null, t('col.melds')),
@@ -434,24 +432,13 @@ export class IndonesianRemiTable extends BasicRummyTable {
         h('span', { class: 'small muted' },
           (b.table_melds || []).length ? t('ir.on_table_points', { n: b.table_points }) : t('ir.nothing_laid'),
           b.hand_points ? ` · ${t('ir.in_hand_points', { n: b.hand_points })}` : '',
-          b.bonus ? ` · ${t('ir.close_points', { n: b.bonus })}` : '',
-          this.setsWithoutSequence(b) ? ` · ${t('ir.sets_minus_no_sequence')}` : '')),
+          b.bonus ? ` · ${t('ir.close_points', { n: b.bonus })}` : '')),
       h('td', null, (b.minus_cards || []).length
         ? [h('span', { class: 'result-cards' }, sortCards(b.minus_cards, 'suit').map((c) => cardElement(c))),
           h('span', { class: 'small muted' }, ` −${b.minus_points}`)]
         : h('span', { class: 'muted small' }, '—')),
       h('td', { class: cls('num', points > 0 && 'won', points < 0 && 'lost'), testid: `deal-points-${s.seat}` }, signed(points)),
       h('td', { class: 'num col-total' }, String(total)));
-  }
-
-  /** Whether this seat's minus cards hold a set that counted minus for want of a sequence (IR-16). */
-  setsWithoutSequence(b) {
-    const seq = [...(b.table_melds || []), ...(b.hand_melds || [])].some((m) => meldKind(m.cards || []) === 'run');
-    if (seq) return false;
-    const minus = b.minus_cards || [];
-    const ranks = new Map();
-    for (const c of minus) ranks.set(c[0], (ranks.get(c[0]) || 0) + 1);
-    return [...ranks.values()].some((n) => n >= 3);
   }
 
   scoresPanel() {

@@ -17,7 +17,7 @@ import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardShell, installSprite, sortByKey, symbolsMarkup } from './cards.js';
 import { esc, formatClock, h } from './dom.js';
 import { cls, renderTable, signed } from './ui.js';
-import { tableDealNotes } from './help.js';
+import { rdReasonText, tableDealNotes } from './help.js';
 import { has, t } from './i18n.js';
 import { whyButton } from './table_basic_rummy.js';
 
@@ -32,15 +32,7 @@ const colourName = (c) => t(`rd.colour.${c}`);
 const figureName = (f) => t(`rd.figure.${f}`);
 
 // The server's reasons (penalties, withdrawn offers) in words.
-const REASONS = {
-  'looked at the cards before the sign': 'rd.reason.peeked',
-  'tried to trade before the timer started': 'rd.reason.early_trade',
-  'target claimed': 'rd.reason.target_claimed',
-};
-function reasonText(reason) {
-  const key = REASONS[reason] || `rd.reason.${reason}`;
-  return has(key) ? t(key) : '';
-}
+const reasonText = rdReasonText;
 const COLOUR_ORDER = 'OPG';
 const FIGURE_ORDER = 'RJL';
 const SPEED_MS = { snail: 120_000, lightning: 70_000 };
@@ -349,7 +341,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
       return h('section', { class: 'rd-timer is-waiting', testid: 'rd-timer', dataset: { stage: 'dealt' } },
         h('div', { class: 'rd-timer-row' },
           h('span', { class: 'rd-timer-label' },
-            isDealer ? t('rd.you_deal') : t('rd.waiting_dealer', { name: this.nameOf(v.dealer) })),
+            isDealer ? t('rd.you_deal') : this.waitingDealer()),
           h('span', { class: 'muted small', testid: 'auto-start' }, '')),
         isDealer ? h('div', { class: 'rd-start' },
           v.frantic && !v.revealed ? h('button', {
@@ -606,11 +598,20 @@ export class RemmiDemmiTable extends BasicRummyTable {
         })))));
   }
 
+  /** Who starts the timer: the dealer, or the bot playing the dealer's seat (no wait on a person). */
+  waitingDealer() {
+    const dealer = this.seat(this.view.dealer);
+    const name = this.nameOf(this.view.dealer);
+    if (dealer?.bot) return t('rd.bot_dealer', { name });
+    if (dealer?.away) return t('rd.standin_dealer', { name });
+    return t('rd.waiting_dealer', { name });
+  }
+
   statusText() {
     const v = this.view;
     if (v.phase === 'playing') {
       if (!this.seated) {
-        return v.stage === 'dealt' ? t('rd.waiting_dealer', { name: this.nameOf(v.dealer) }) : t('rd.trading_status');
+        return v.stage === 'dealt' ? this.waitingDealer() : t('rd.trading_status');
       }
       if (this.claimed) return t('rd.status_claimed');
       if (v.stage === 'dealt') {
@@ -652,7 +653,6 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const over = v.phase === 'game_over';
     const seats = this.seatsInOrder();
     const points = r?.points || [];
-    const penalties = r?.penalties || [];
     return h('section', { class: cls('result', 'rd-result', over && 'is-final'), testid: 'result', role: 'status' },
       r ? [
         h('h2', null, t('rd.check_title', { n: r.deal })),
@@ -670,12 +670,6 @@ export class RemmiDemmiTable extends BasicRummyTable {
           h('span', { class: 'rd-mini-cards' }, sortRd(c.cards || [], 'colour').map((id) => rdCardElement(id))))))
           : h('p', null, t('rd.no_claims')),
         tableDealNotes(this),
-        penalties.length ? h('p', { class: 'small' }, `${t('col.penalties')}: `,
-          penalties.map((p) => {
-            const why = reasonText(p.reason);
-            return `${this.nameOf(p.seat)} ${signed(p.points)}${why ? ` (${why})` : ''}`;
-          }).join('; ')) : null,
-        h('p', { class: 'muted small', testid: 'result-explain' }, t('rd.explain')),
         h('div', { class: 'result-table-wrap' },
           h('table', { class: 'result-hands' },
             h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', { class: 'num' }, t('col.round')),

@@ -138,11 +138,6 @@ export class TraditionalRemiTable extends BasicRummyTable {
       : t(this.about(r.winner, 'result.went_out_title'), { n: r.deal, name: this.nameOf(r.winner) });
     return [
       h('h2', null, title, r.hunt ? h('span', { class: 'badge badge-hunt', testid: 'hunt' }, t('tr.hunt')) : null),
-      r.void
-        ? h('p', { class: 'muted' }, t('tr.result_void_text'))
-        : h('p', { class: 'muted small', testid: 'hunt-note' }, r.hunt
-          ? t(this.about(r.winner, 'tr.hunt_note'), { name: this.nameOf(r.winner), bonus: HUNT_BONUS })
-          : t('tr.penalty_note')),
       h('div', { class: 'result-table-wrap' },
         h('table', { class: 'result-hands fan-cards' },
           h('thead', null, h('tr', null, h('th', null, t('col.player')), h('th', null, t('col.cards_left')),

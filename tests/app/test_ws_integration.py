@@ -255,6 +255,16 @@ async def test_http_api_contract(live_server: LiveServer) -> None:
     bad = httpx.post(f"{url}/api/rooms", json={"game": "basic_rummy", "seats": 2,
                                                "options": {"deals": "many"}}, headers=auth)
     assert bad.status_code == 422
+    # A refused option says why in plain words; the rule it breaks travels apart.
+    for game, rule in (("basic_rummy", "BR-5"), ("indonesian_remi", "IR-19")):
+        bad = httpx.post(f"{url}/api/rooms", json={"game": game, "seats": 2, "options": {
+            "deals": None, "target": None}}, headers=auth)
+        assert bad.status_code == 422
+        body = bad.json()
+        assert body["code"] == "bad_options" and body["reason"] == "needs_deals_or_target"
+        assert body["rule"] == rule
+        assert body["message"] == "The game needs a number of deals or a target score."
+        assert body["params"]["detail"] == body["message"]
     bad = httpx.post(f"{url}/api/rooms", json={"game": "basic_rummy", "seats": 2, "options": {
         "scenario": {"dealer": 0, "hands": [["AS"], ["AS"]], "stock": [], "discard": []}}},
         headers=auth)

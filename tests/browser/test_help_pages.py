@@ -171,7 +171,9 @@ def test_a_replay_that_is_not_there_says_so(live_server: LiveServer, open_page: 
 
 
 NOTES_SCRIPT = """async ([game, result, lang]) => {
-  document.documentElement.lang = lang;
+  // The page's words and the table's follow the same switch.
+  const { setLanguage } = await import('/static/js/i18n.js');
+  setLanguage(lang);
   const { dealNotes } = await import('/static/js/help.js');
   const names = ['Ana', 'Budi', 'Citra'];
   const notes = dealNotes(game, result, {
@@ -185,52 +187,139 @@ def test_deal_results_explained_line_by_line(live_server: LiveServer, open_page:
     page = open_page(f"{live_server.url}/rules")
     page.wait_for_selector('[data-testid="rules-page"]')
 
-    basic = {"deal": 1, "winner": 0, "points": 34, "rummy": True, "void": False,
+    basic = {"deal": 1, "winner": 0, "points": 68, "rummy": True, "void": False,
              "hands": [[], ["KS", "QS", "4H"], ["9D", "3C"]], "hand_values": [0, 24, 10]}
     lines = page.evaluate(NOTES_SCRIPT, ["basic_rummy", basic, "en"])
     assert lines == [
-        "Ana went out: +34 from the cards left in the others' hands.",
+        "Ana went out and scores the value of the cards left in the other hands.",
         "Budi still held 24 points.",
         "Citra still held 10 points.",
-        "Rummy: Ana went out in one turn without having melded before, so the points are doubled.",
+        "Rummy: Ana laid the whole hand down in one turn without having melded before, so the"
+        " points are doubled: (24 + 10) \u00d7 2 = +68.",
     ]
+    plain = {**basic, "points": 34, "rummy": False}
+    assert page.evaluate(NOTES_SCRIPT, ["basic_rummy", plain, "en"])[-1] == "Ana scores +34."
+    void = {"deal": 2, "winner": None, "points": 0, "void": True}
+    assert page.evaluate(NOTES_SCRIPT, ["basic_rummy", void, "en"]) == [
+        "Nobody went out before the stock and the discard pile ran out: the deal is void and"
+        " nobody scores."]
 
-    # Budi holds three sevens but no sequence: in Indonesian Remi they count minus.
+    # Budi holds four jacks and three aces but no sequence: in Indonesian Remi
+    # sets count only together with a sequence, so all seven are minus (-85).
     remi = {"deal": 1, "winner": 0, "closing_card": "AS", "bonus": 150, "seats": [
         {"seat": 0, "table_melds": [{"kind": "run", "cards": ["2H", "3H", "4H"]}],
          "table_points": 15, "hand_melds": [], "hand_points": 0, "minus_cards": [],
          "minus_points": 0, "bonus": 150, "points": 165},
         {"seat": 1, "table_melds": [], "table_points": 0, "hand_melds": [], "hand_points": 0,
-         "minus_cards": ["7S", "7H", "7D", "KC"], "minus_points": 25, "bonus": 0, "points": -25},
+         "minus_cards": ["JS", "JH", "JD", "JC", "AC", "AH", "AD"], "minus_points": 85,
+         "bonus": 0, "points": -85},
         {"seat": 2, "table_melds": [], "table_points": 0,
          "hand_melds": [{"kind": "run", "cards": ["JD", "QD", "KD"]},
                         {"kind": "set", "cards": ["9S", "9H", "9C"]}],
          "hand_points": 45, "minus_cards": [], "minus_points": 0, "bonus": 0, "points": 45},
     ]}
+    lines = page.evaluate(NOTES_SCRIPT, ["indonesian_remi", remi, "en"])
+    assert lines == [
+        "Ana closed with A\u2660: ten times its value, +150.",
+        "Cards in melds count plus, on the table or still in the hand; every other card counts"
+        " minus. Sets count only for a player who has a sequence.",
+        "Ana: +15 for melds on the table, +150 for closing = +165.",
+        "Budi: \u221285 for cards in no meld = -85.",
+        "Budi had no sequence, so the sets J\u2660 J\u2665 J\u2666 J\u2663 and"
+        " A\u2663 A\u2665 A\u2666 do not count: their cards are minus.",
+        "Citra: +45 for melds still in hand = +45.",
+    ]
     lines = page.evaluate(NOTES_SCRIPT, ["indonesian_remi", remi, "id"])
-    assert lines[0] == "Ana menutup dengan A♠: sepuluh kali nilainya, +150."
-    assert lines[1] == "Ana: +15 untuk kombinasi di meja, +150 karena menutup = +165."
-    assert lines[2] == "Budi: \u221225 untuk kartu lainnya = -25."
-    assert lines[3] == "Budi tidak punya seri, jadi set tidak dihitung: kartunya minus."
-    assert lines[4] == "Citra: +45 untuk kombinasi yang masih di tangan = +45."
-    assert len(lines) == 5
+    assert lines[0] == "Ana menutup dengan A\u2660: sepuluh kali nilainya, +150."
+    assert lines[3] == "Budi: \u221285 untuk kartu di luar kombinasi = -85."
+    assert lines[4] == ("Budi tidak punya seri, jadi set J\u2660 J\u2665 J\u2666 J\u2663 dan"
+                        " A\u2663 A\u2665 A\u2666 tidak dihitung: kartu-kartunya dihitung minus.")
 
     traditional = {"deal": 1, "winner": 2, "hunt": True, "void": False,
                    "hand_values": [12, 30, 0], "penalties": [37, 55, 0]}
     lines = page.evaluate(NOTES_SCRIPT, ["traditional_remi", traditional, "sr"])
-    assert lines[0] == ("Ana dobija 37: 12 za karte u ruci i još 25 zato što je pobednik "
-                        "izašao iz ruke.")
-    assert lines[2] == "Citra je izašao i ne dobija kaznene bodove."
+    assert lines[0] == ("Lov: Citra spušta sve karte u jednom potezu, bez ranijeg spuštanja,"
+                        " pa svi ostali dobijaju još 25.")
+    assert lines[1] == "Ana dobija 37: 12 za karte u ruci i još 25 za lov."
+    assert lines[3] == "Citra završava i ne dobija kaznene poene."
 
     demmi = {"deal": 1, "claims": [{"seat": 1, "valid": True, "awarded": 4, "points": 4},
                                    {"seat": 0, "valid": False, "awarded": None, "points": -5}],
-             "penalties": [{"seat": 2, "points": -1, "reason": "peek"}]}
+             "penalties": [{"seat": 2, "points": -1,
+                            "reason": "looked at the cards before the sign"},
+                           {"seat": 1, "points": -1, "reason": "something new"}]}
     lines = page.evaluate(NOTES_SCRIPT, ["remmi_demmi", demmi, "fr"])
     assert lines == [
-        "Budi a annoncé un vrai Remmi et prend le bonhomme à 4 points : +4.",
-        "Ana a crié Remmi-Demmi ! sans avoir de Remmi : -5.",
-        "Citra : -1 (peek).",
+        "Budi a crié Remmi-Demmi ! avec un vrai Remmi et prend le bonhomme à 4 points : +4.",
+        "Ana a crié Remmi-Demmi ! mais ses neuf cartes ne forment pas un Remmi : -5, et pas de"
+        " bonhomme.",
+        "Citra : -1 (a regardé ses cartes avant le signal).",
+        "Budi : -1 de pénalité.",
     ]
+    for lang in ("en", "id", "fr", "nb", "sr"):
+        for game, result in [("basic_rummy", basic), ("indonesian_remi", remi),
+                             ("traditional_remi", traditional), ("remmi_demmi", demmi)]:
+            for line in page.evaluate(NOTES_SCRIPT, [game, result, lang]):
+                assert not RAW_CARD_ID.search(line) and not RULE_ID.search(line), (lang, line)
+                assert "{" not in line, (lang, line)
+
+
+# A table of `game` showing `result` at the end of a deal, its result panel
+# rendered without a server: each explanation of the score, in its words.
+PANEL_SCRIPT = """async ([module, cls, game, result, options]) => {
+  const mod = await import(`/static/js/${module}.js`);
+  const table = Object.create(mod[cls].prototype);
+  table.selected = new Set();
+  table.ctx = { identity: () => null, roomId: 'r', leave() {}, notice: null };
+  table.view = {
+    game, phase: 'deal_over', deal: 1, you: null, options, result,
+    seats: [{ seat: 0, name: 'Ana', score: 10 }, { seat: 1, name: 'Budi', score: -85 },
+            { seat: 2, name: 'Citra', score: 0 }],
+  };
+  const panel = table.resultPanel();
+  const notes = panel.querySelectorAll('[data-testid="deal-notes"]');
+  const out = panel.cloneNode(true);
+  out.querySelectorAll('[data-testid="deal-notes"]').forEach((n) => n.remove());
+  return { notes: notes.length, rest: out.textContent };
+}"""
+
+
+def test_each_result_panel_explains_the_scoring_once(
+    live_server: LiveServer, open_page: OpenPage
+) -> None:
+    page = open_page(f"{live_server.url}/rules")
+    page.wait_for_selector('[data-testid="rules-page"]')
+    remi = {"deal": 1, "winner": None, "ended": "stock_out", "closing_card": None, "bonus": 0,
+            "seats": [{"seat": s, "table_melds": [], "table_points": 0, "hand_melds": [],
+                       "hand_points": 0, "minus_cards": ["JS", "JH", "JD", "JC"],
+                       "minus_points": 40, "bonus": 0, "points": -40} for s in range(3)]}
+    cases = [
+        ("table_basic_rummy", "BasicRummyTable", "basic_rummy",
+         {"deal": 1, "winner": 0, "points": 34, "rummy": True, "void": False,
+          "hands": [[], ["KS"], ["9D"]], "hand_values": [0, 10, 9]}, {}),
+        ("table_basic_rummy", "BasicRummyTable", "basic_rummy",
+         {"deal": 1, "winner": None, "points": 0, "void": True}, {}),
+        ("table_indonesian_remi", "IndonesianRemiTable", "indonesian_remi", remi,
+         {"hand_melds_count": True}),
+        ("table_traditional_remi", "TraditionalRemiTable", "traditional_remi",
+         {"deal": 1, "winner": 0, "hunt": True, "void": False, "hands": [[], ["KS"], ["9D"]],
+          "hand_values": [0, 10, 9], "penalties": [0, 35, 34]}, {}),
+        ("table_traditional_remi", "TraditionalRemiTable", "traditional_remi",
+         {"deal": 1, "winner": None, "hunt": False, "void": True}, {}),
+        ("table_remmi_demmi", "RemmiDemmiTable", "remmi_demmi",
+         {"deal": 1, "ended_by": "timer", "claims": [],
+          "penalties": [{"seat": 2, "points": -1,
+                         "reason": "looked at the cards before the sign"}],
+          "points": [0, 0, -1]}, {}),
+    ]
+    # What the notes say, and the old second explanations, stay out of the rest of the panel.
+    repeated = re.compile(r"doubled for rummy|value of the cards left|counts? minus|"
+                          r"count plus|sequence|nobody scores|penalty points|point man|"
+                          r"costs points|looked at the cards|Penalties|rummy \(|in one turn")
+    for module, cls, game, result, options in cases:
+        shown = page.evaluate(PANEL_SCRIPT, [module, cls, game, result, options])
+        assert shown["notes"] == 1, (game, shown)
+        assert not repeated.search(shown["rest"]), (game, shown["rest"])
 
 
 def test_rules_over_a_table_on_a_phone_keep_the_table(

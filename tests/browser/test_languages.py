@@ -183,7 +183,23 @@ def test_a_bot_standing_in_for_an_away_player_is_named_so(open_page: OpenPage, l
             ];
         }"""
     )
-    assert text == ["Fajar (bot standing in) is playing…", "Waiting for Fajar…"]
+    assert text == ["A bot is playing for Fajar…", "Waiting for Fajar…"]
+    # Remmi Demmi: the timer waits on a person only when a person deals.
+    dealer = page.evaluate(
+        """async () => {
+            const { RemmiDemmiTable } = await import('/static/js/table_remmi_demmi.js');
+            const table = Object.create(RemmiDemmiTable.prototype);
+            const said = (seat) => {
+                table.view = { dealer: 0, seats: [seat] };
+                return table.waitingDealer();
+            };
+            return [said({ seat: 0, name: 'Fajar', away: true }),
+                    said({ seat: 0, name: 'Ada', bot: true }),
+                    said({ seat: 0, name: 'Fajar' })];
+        }"""
+    )
+    assert dealer == ["A bot starts the timer for Fajar…", "Ada (bot) is about to start the timer…",
+                      "Waiting for Fajar to start the timer…"]
 
 
 def test_switching_at_the_table_rewords_it_in_place(live_server, open_page: OpenPage) -> None:

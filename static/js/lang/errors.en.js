@@ -96,6 +96,7 @@ export default {
   unknown_game: 'There is no such game.',
   scenarios_disabled: 'Scenario rooms are disabled on this server.',
   bad_options: 'Those options do not work: {detail}',
+  needs_deals_or_target: 'The game needs a number of deals or a target score.',
   unauthorized: 'Choose a name first.',
   daily_private: 'A daily deal\'s replay is private until its day is over.',
   no_replay: 'No finished game in that room.',

@@ -96,6 +96,7 @@ export default {
   unknown_game: 'Ce jeu n’existe pas.',
   scenarios_disabled: 'Les salles de scénario sont désactivées sur ce serveur.',
   bad_options: 'Ces options ne conviennent pas : {detail}',
+  needs_deals_or_target: 'La partie a besoin d\'un nombre de donnes ou d\'un score à atteindre.',
   unauthorized: 'Choisissez d’abord un nom.',
   daily_private: 'Le replay de la donne du jour reste privé jusqu’à la fin de la journée.',
   no_replay: 'Aucune partie terminée dans cette salle.',

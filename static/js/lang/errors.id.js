@@ -96,6 +96,7 @@ export default {
   unknown_game: 'Permainan itu tidak ada.',
   scenarios_disabled: 'Ruangan skenario dimatikan di server ini.',
   bad_options: 'Pilihan itu tidak bisa dipakai: {detail}',
+  needs_deals_or_target: 'Permainan perlu jumlah ronde atau skor target.',
   unauthorized: 'Pilih nama dulu.',
   daily_private: 'Tayangan ulang permainan harian dirahasiakan sampai harinya berakhir.',
   no_replay: 'Belum ada permainan selesai di ruangan itu.',

@@ -96,6 +96,7 @@ export default {
   unknown_game: 'Det spillet finnes ikke.',
   scenarios_disabled: 'Scenariorom er slått av på denne serveren.',
   bad_options: 'De innstillingene fungerer ikke: {detail}',
+  needs_deals_or_target: 'Spillet trenger et antall runder eller et poengmål.',
   unauthorized: 'Velg et navn først.',
   daily_private: 'Reprisen av dagens giv er privat til dagen er over.',
   no_replay: 'Ingen ferdige spill i det rommet.',

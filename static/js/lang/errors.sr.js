@@ -96,6 +96,7 @@ export default {
   unknown_game: 'Ta igra ne postoji.',
   scenarios_disabled: 'Sobe sa scenarijem su isključene na ovom serveru.',
   bad_options: 'Ta podešavanja ne odgovaraju: {detail}',
+  needs_deals_or_target: 'Partiji treba broj deljenja ili ciljni broj poena.',
   unauthorized: 'Prvo izaberi ime.',
   daily_private: 'Snimak dnevnog deljenja je privatan dok se taj dan ne završi.',
   no_replay: 'U toj sobi nema završene igre.',
