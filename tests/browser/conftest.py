@@ -2,10 +2,11 @@
 
 - ``browser``: the system Chromium (``/usr/bin/chromium``) launched by Playwright;
   a missing executable skips the tests (fails them with ``KARTU_REQUIRE_SERVICES=1``).
-- ``open_page(url, identity=None, width=1280, height=800)``: a page in a fresh
-  context (its own localStorage, i.e. its own guest). ``identity`` is a guest
-  from :func:`new_guest`, put into localStorage before the page loads, exactly
-  as the client keeps it. JavaScript errors on any page fail the test.
+- ``open_page(url, identity=None, width=1280, height=800, touch=False)``: a page
+  in a fresh context (its own localStorage, i.e. its own guest). ``identity`` is
+  a guest from :func:`new_guest`, put into localStorage before the page loads,
+  exactly as the client keeps it; ``touch`` makes it a phone (a touch screen,
+  the mobile viewport). JavaScript errors on any page fail the test.
 - :class:`Table` wraps a page showing a Basic Rummy table: clicks and reads.
 """
 
@@ -102,8 +103,14 @@ def new_page(
     height: int = 800,
     errors: list[str] | None = None,
     locale: str = "en-US",
+    touch: bool = False,
 ) -> Any:
-    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    context = browser.new_context(
+        viewport={"width": width, "height": height},
+        locale=locale,
+        has_touch=touch,
+        is_mobile=touch,
+    )
     context.set_default_timeout(TIMEOUT_MS)
     if identity is not None:
         stored = {k: identity[k] for k in ("player_id", "name", "token")}
@@ -128,8 +135,9 @@ def open_page(browser: Any) -> Iterator[OpenPage]:
         width: int = 1280,
         height: int = 800,
         locale: str = "en-US",
+        touch: bool = False,
     ) -> Any:
-        page = new_page(browser, url, identity, width, height, errors, locale)
+        page = new_page(browser, url, identity, width, height, errors, locale, touch)
         pages.append(page)
         return page
 
