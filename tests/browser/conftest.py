@@ -173,10 +173,15 @@ def hand(page: Any) -> list[str]:
     )
 
 
+# Where a hand card is tapped: near its left edge, the strip a phone's fanned
+# hand leaves in view (the next card covers the rest of it).
+CARD_TAP = {"x": 8, "y": 24}
+
+
 def select_cards(page: Any, *cards: str) -> None:
     """Taps hand cards until each shows as selected."""
     for card in cards:
-        page.get_by_test_id(f"card-{card}").click()
+        page.get_by_test_id(f"card-{card}").click(position=CARD_TAP)
         page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
 
 
