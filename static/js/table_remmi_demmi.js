@@ -559,7 +559,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
             disabled: !!claimWhy, onclick: () => this.claim(),
           }, this.claimArmed ? t('rd.claim_with', { n: REMMI_SIZE }) : t('rd.claim_call')), claimWhy))) : null,
       playing ? this.openTrades() : null,
-      playing ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
+      playing && !claimed ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
       this.errorLine());
   }
 
