@@ -549,8 +549,8 @@ export class BasicRummyTable {
         isDealer ? h('span', { class: 'tag tag-dealer', title: t('tag.dealer_title') }, t('tag.dealer')) : null),
       h('span', { class: 'seat-stats' },
         h('span', { testid: `hand-count-${s.seat}` }, t('table.n_cards', { n: s.hand_count ?? 0 })),
-        ' · ',
-        h('span', { testid: `score-${s.seat}` }, t('table.n_pts', { n: s.score ?? 0 })))),
+        h('span', { class: 'seat-score' }, ' · ',
+          h('span', { testid: `score-${s.seat}` }, t('table.n_pts', { n: s.score ?? 0 }))))),
     backs.length ? h('span', { class: 'mini-hand', 'aria-hidden': 'true' }, backs) : null,
     isTurn ? h('span', { class: 'turn-flag' }, mine ? t('table.flag_your_turn') : t('table.flag_to_play')) : null);
   }
@@ -655,7 +655,10 @@ export class BasicRummyTable {
       mine.away && playing ? h('p', { class: 'away-notice', testid: 'away-notice', role: 'status' },
         t('table.away_notice'))
         : null,
-      h('div', { class: 'hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand') },
+      // --n: how many cards, for the fan a narrow screen lays them out in (style.css).
+      h('div', {
+        class: 'hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand'), style: `--n: ${hand.length || 1}`,
+      },
         hand.length ? hand.map((id) => cardElement(id, {
           interactive: true,
           selected: this.selected.has(id),

@@ -302,10 +302,12 @@ export class RemmiDemmiTable extends BasicRummyTable {
       h('div', { class: 'rd-board' },
         this.pointMen(),
         this.offersBoard()),
-      this.seated ? this.tradesPanel() : null,
+      // The trading floor reads top to bottom: timer, offers, your hand and
+      // buttons; your past trades fold away below, never between offers and hand.
       this.seated ? this.myArea() : h('section', { class: 'me is-spectator' },
         h('p', { class: 'status', testid: 'status', 'aria-live': 'polite' }, this.statusText()),
         this.errorLine()),
+      this.seated ? this.tradesPanel() : null,
     ];
   }
 
@@ -361,10 +363,20 @@ export class RemmiDemmiTable extends BasicRummyTable {
       dataset: { stage: 'trading', deadline: v.deadline ?? '' },
     },
     h('div', { class: 'rd-timer-row' },
-      h('span', { class: 'rd-timer-label' }, icon(v.speed === 'lightning' ? 'lightning' : 'snail'),
-        v.speed === 'lightning' ? t('rd.trading_lightning') : t('rd.trading_snail')),
+      this.timerLabel(),
       h('span', { class: 'rd-timer-text', testid: 'rd-timer-text' }, '')),
     h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill' })));
+  }
+
+  /** "Trading · snail", "Trading · lightning", or a custom length: "Trading · 40 s". */
+  timerLabel() {
+    const v = this.view;
+    const total = v.timer_s ? v.timer_s * 1000 : SPEED_MS[v.speed] || SPEED_MS.snail;
+    const speed = Object.keys(SPEED_MS).find((k) => SPEED_MS[k] === total);
+    return h('span', { class: 'rd-timer-label' },
+      speed ? icon(speed) : null,
+      speed ? t(speed === 'lightning' ? 'rd.trading_lightning' : 'rd.trading_snail')
+        : t('rd.trading_seconds', { n: Math.round(total / 1000) }));
   }
 
   pointMen() {
@@ -426,44 +438,63 @@ export class RemmiDemmiTable extends BasicRummyTable {
         : h('p', { class: 'muted small rd-empty' }, this.trading ? t('rd.no_offers') : t('rd.offers_later')));
   }
 
+  /** One trade: what went each way, its status, and (while it may be returned) Return / Keep. */
+  tradeEntry(tr) {
+    const open = tr.can_return;
+    const status = tr.status === 'returnable' ? (open ? 'not_demmi' : 'waiting') : tr.status;
+    return h('li', {
+      class: cls('rd-trade', open && 'is-open', tr.status === 'returned' && 'is-returned'),
+      testid: `trade-${tr.id}`, dataset: { status: tr.status },
+    },
+    h('div', { class: 'rd-trade-head' },
+      h('strong', null, t('rd.trade_with', { name: this.nameOf(tr.with) })),
+      h('span', { class: cls('badge', `badge-${tr.status}`) },
+        has(`rd.trade_status.${status}`) ? t(`rd.trade_status.${status}`) : tr.status)),
+    h('div', { class: 'rd-trade-cards' },
+      h('span', { class: 'small muted' }, t('rd.gave')),
+      h('span', { class: 'rd-mini-cards' }, tr.gave.map((c) => rdCardElement(c))),
+      h('span', { class: 'rd-arrow', 'aria-hidden': 'true' }, '⇄'),
+      h('span', { class: 'small muted' }, t('rd.got')),
+      h('span', { class: 'rd-mini-cards', testid: `trade-got-${tr.id}` }, tr.got.map((c) => rdCardElement(c)))),
+    open ? h('div', { class: 'rd-trade-actions' },
+      h('span', { class: 'small' }, t('rd.received_not_demmi')),
+      h('button', {
+        type: 'button', class: 'btn btn-small btn-accent', testid: `btn-return-${tr.id}`, disabled: this.busy,
+        onclick: () => this.act({ kind: 'return', trade: tr.id }),
+      }, t('rd.return')),
+      h('button', {
+        type: 'button', class: 'btn btn-small', testid: `btn-keep-${tr.id}`, disabled: this.busy,
+        onclick: () => this.act({ kind: 'keep', trade: tr.id }),
+      }, t('rd.keep')),
+      h('span', { class: 'small muted rd-window', dataset: { until: tr.return_until ?? '' } }, ''))
+      : (tr.locked_until ? h('p', { class: 'small muted rd-window', dataset: { until: tr.locked_until } }, '') : null));
+  }
+
+  /** The trades still waiting for your answer (Return or Keep): shown with your hand. */
+  openTrades() {
+    const open = [...(this.view.trades || [])].filter((tr) => tr.can_return).reverse();
+    return open.length ? h('ul', { class: 'rd-trade-list rd-open-trades', testid: 'open-trades' },
+      open.map((tr) => this.tradeEntry(tr))) : null;
+  }
+
+  /**
+   * Your past trades, newest first, folded into a drawer after your hand: it
+   * shows their count, opens on a tap, and starts closed on a phone.
+   */
   tradesPanel() {
     const v = this.view;
     const trades = [...(v.trades || [])].reverse();
-    if (!trades.length && !v.my_claim) return null;
-    return h('section', { class: 'rd-trades', testid: 'trades' },
-      v.my_claim ? h('div', { class: 'rd-my-claim', testid: 'my-claim' },
-        h('strong', null, t('rd.my_claim', { points: v.my_claim.points })),
-        h('span', { class: 'rd-mini-cards' }, v.my_claim.cards.map((c) => rdCardElement(c)))) : null,
-      trades.slice(0, 6).map((tr) => {
-        const open = tr.can_return;
-        const status = tr.status === 'returnable' ? (open ? 'not_demmi' : 'waiting') : tr.status;
-        return h('div', {
-          class: cls('rd-trade', open && 'is-open', tr.status === 'returned' && 'is-returned'),
-          testid: `trade-${tr.id}`, dataset: { status: tr.status },
-        },
-        h('div', { class: 'rd-trade-head' },
-          h('strong', null, t('rd.trade_with', { name: this.nameOf(tr.with) })),
-          h('span', { class: cls('badge', `badge-${tr.status}`) },
-            has(`rd.trade_status.${status}`) ? t(`rd.trade_status.${status}`) : tr.status)),
-        h('div', { class: 'rd-trade-cards' },
-          h('span', { class: 'small muted' }, t('rd.gave')),
-          h('span', { class: 'rd-mini-cards' }, tr.gave.map((c) => rdCardElement(c))),
-          h('span', { class: 'rd-arrow', 'aria-hidden': 'true' }, '⇄'),
-          h('span', { class: 'small muted' }, t('rd.got')),
-          h('span', { class: 'rd-mini-cards', testid: `trade-got-${tr.id}` }, tr.got.map((c) => rdCardElement(c)))),
-        open ? h('div', { class: 'rd-trade-actions' },
-          h('span', { class: 'small' }, t('rd.received_not_demmi')),
-          h('button', {
-            type: 'button', class: 'btn btn-small btn-accent', testid: `btn-return-${tr.id}`, disabled: this.busy,
-            onclick: () => this.act({ kind: 'return', trade: tr.id }),
-          }, t('rd.return')),
-          h('button', {
-            type: 'button', class: 'btn btn-small', testid: `btn-keep-${tr.id}`, disabled: this.busy,
-            onclick: () => this.act({ kind: 'keep', trade: tr.id }),
-          }, t('rd.keep')),
-          h('span', { class: 'small muted rd-window', dataset: { until: tr.return_until ?? '' } }, ''))
-          : (tr.locked_until ? h('p', { class: 'small muted rd-window', dataset: { until: tr.locked_until } }, '') : null));
-      }));
+    if (!trades.length) return null;
+    if (this.tradesOpen === undefined) this.tradesOpen = !window.matchMedia?.('(max-width: 560px)').matches;
+    const settled = trades.filter((tr) => !tr.can_return);
+    return h('details', {
+      class: 'rd-trades', testid: 'trades', open: this.tradesOpen,
+      ontoggle: (e) => { this.tradesOpen = e.target.open; },
+    },
+    h('summary', { class: 'rd-trades-summary' },
+      h('span', null, t('rd.your_trades')),
+      h('span', { class: 'badge rd-trades-count', testid: 'trades-count' }, String(trades.length))),
+    settled.length ? h('ul', { class: 'rd-trade-list' }, settled.map((tr) => this.tradeEntry(tr))) : null);
   }
 
   myArea() {
@@ -490,6 +521,9 @@ export class RemmiDemmiTable extends BasicRummyTable {
       h('div', { class: 'me-head' },
         this.seatChip(mine, { mine: true }),
         h('p', { class: 'status', testid: 'status', 'aria-live': 'polite' }, this.statusText())),
+      v.my_claim ? h('div', { class: 'rd-my-claim', testid: 'my-claim' },
+        h('strong', null, t('rd.my_claim', { points: v.my_claim.points })),
+        h('span', { class: 'rd-mini-cards' }, v.my_claim.cards.map((c) => rdCardElement(c)))) : null,
       hidden ? this.hiddenHand(mine) : this.handGroups(hand, { locked, offered, playing, claimed }),
       playing && !hidden && !claimed ? h('div', { class: 'controls' },
         h('div', { class: 'sort', role: 'group', 'aria-label': t('rd.group_label') },
@@ -516,7 +550,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
             type: 'button', class: cls('btn btn-claim', this.claimArmed && 'is-armed'), testid: 'btn-claim',
             disabled: !!claimWhy, onclick: () => this.claim(),
           }, this.claimArmed ? t('rd.claim_with', { n: REMMI_SIZE }) : t('rd.claim_call')), claimWhy))) : null,
-      playing ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
+      playing ? this.openTrades() : null,
+      playing && !claimed ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
       this.errorLine());
   }
 
@@ -545,7 +580,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const v = this.view;
     const n = mine.hand_count || 0;
     return h('div', { class: 'rd-hidden' },
-      h('div', { class: 'hand rd-hand-hidden', testid: 'hand', 'aria-label': t('rd.hidden_hand') },
+      h('div', { class: 'hand rd-hand-hidden', testid: 'hand', 'aria-label': t('rd.hidden_hand'), style: `--n: ${n || 1}` },
         Array.from({ length: n }, () => rdCardElement(null, { faceDown: true }))),
       h('div', { class: 'actions' },
         h('button', {

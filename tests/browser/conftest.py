@@ -2,12 +2,14 @@
 
 - ``browser``: the system Chromium (``/usr/bin/chromium``) launched by Playwright;
   a missing executable skips the tests (fails them with ``KARTU_REQUIRE_SERVICES=1``).
-- ``open_page(url, identity=None, width=1280, height=800)``: a page in a fresh
-  context (its own localStorage, i.e. its own guest). ``identity`` is a guest
-  from :func:`new_guest`, put into localStorage before the page loads, exactly
-  as the client keeps it. JavaScript errors on any page fail the test.
-  ``reduced_motion="reduce"`` opens it with prefers-reduced-motion; ``init_script``
-  runs in every document of its context before the page's own scripts.
+- ``open_page(url, identity=None, width=1280, height=800, *, touch=False)``: a
+  page in a fresh context (its own localStorage, i.e. its own guest).
+  ``identity`` is a guest from :func:`new_guest`, put into localStorage before
+  the page loads, exactly as the client keeps it; ``touch`` makes it a phone (a
+  touch screen, the mobile viewport). JavaScript errors on any page fail the
+  test. ``reduced_motion="reduce"`` opens it with prefers-reduced-motion;
+  ``init_script`` runs in every document of its context before the page's own
+  scripts.
 - :class:`Table` wraps a page showing a Basic Rummy table: clicks and reads.
 """
 
@@ -105,10 +107,12 @@ def new_page(
     errors: list[str] | None = None,
     locale: str = "en-US",
     *,
+    touch: bool = False,
     reduced_motion: str | None = None,
     init_script: str | None = None,
 ) -> Any:
-    options: dict[str, Any] = {"viewport": {"width": width, "height": height}, "locale": locale}
+    options: dict[str, Any] = {"viewport": {"width": width, "height": height}, "locale": locale,
+                               "has_touch": touch, "is_mobile": touch}
     if reduced_motion is not None:
         options["reduced_motion"] = reduced_motion
     context = browser.new_context(**options)
@@ -139,6 +143,7 @@ def open_page(browser: Any) -> Iterator[OpenPage]:
         height: int = 800,
         locale: str = "en-US",
         *,
+        touch: bool = False,
         reduced_motion: str | None = None,
         init_script: str | None = None,
     ) -> Any:
@@ -150,6 +155,7 @@ def open_page(browser: Any) -> Iterator[OpenPage]:
             height,
             errors,
             locale,
+            touch=touch,
             reduced_motion=reduced_motion,
             init_script=init_script,
         )
@@ -188,10 +194,15 @@ def hand(page: Any) -> list[str]:
     )
 
 
+# Where a hand card is tapped: near its left edge, the strip a phone's fanned
+# hand leaves in view (the next card covers the rest of it).
+CARD_TAP = {"x": 8, "y": 24}
+
+
 def select_cards(page: Any, *cards: str) -> None:
     """Taps hand cards until each shows as selected."""
     for card in cards:
-        page.get_by_test_id(f"card-{card}").click()
+        page.get_by_test_id(f"card-{card}").click(position=CARD_TAP)
         page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.browser.conftest import create_room, hand, no_horizontal_overflow, phase
+from tests.browser.conftest import CARD_TAP, create_room, hand, no_horizontal_overflow, phase
 from tests.browser.conftest import select_cards as select
 
 PHONE = {"width": 375, "height": 667}
@@ -84,7 +84,7 @@ def play_to_the_end(page: Any) -> None:
             return
         if page.get_by_test_id("btn-close").count():
             page.get_by_test_id("btn-close").click()
-            page.locator('[data-testid="hand"] .is-closer').first.click()
+            page.locator('[data-testid="hand"] .is-closer').first.click(position=CARD_TAP)
             page.wait_for_selector('[data-testid="table"][data-phase="game_over"]')
             return
         before = draw_from_stock(page)

@@ -1,6 +1,8 @@
-"""A phone-sized screen (375x667): nothing overflows sideways and the hand wraps."""
+"""A phone-sized screen (375x667): nothing overflows sideways and the hand fans out in one row."""
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import pytest
 
@@ -71,20 +73,28 @@ def test_phone_screen_has_no_horizontal_overflow(live_server, open_page: OpenPag
     assert_fits(lobby)
 
 
-def test_phone_hand_of_ten_wraps(live_server, open_page: OpenPage) -> None:
+def test_phone_hand_of_ten_fans_out_in_one_row(live_server, open_page: OpenPage) -> None:
     ana = new_guest(live_server.url, "Ana")
     room = create_room(live_server.url, ana, 2, bot_delay_ms=100, fill_bots=True)
-    page = open_page(f"{live_server.url}/?room={room}", identity=ana, **PHONE)
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, **PHONE, touch=True)
     table = Table(page)
     table.wait_phase("waiting")
     page.get_by_test_id("btn-start").click()  # fill_bots seats the bot
     table.wait_phase("playing")
-    # Wait for the whole hand and a settled layout, then count the rows.
+    # Ten cards in one row, each over the last: all on screen, each showing a
+    # strip wide and tall enough to tap.
     page.wait_for_function(
-        """() => {
-            const cards = [...document.querySelectorAll('[data-testid="hand"] [data-card]')];
-            return cards.length === 10 && new Set(cards.map(e => e.offsetTop)).size >= 2;
-        }""",
+        "() => document.querySelectorAll('[data-testid=\"hand\"] [data-card]').length === 10",
         timeout=5000,
     )
+    cards = page.eval_on_selector_all(
+        '[data-testid="hand"] [data-card]',
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return {top: r.top, left: r.left, right: r.right, height: r.height}; })",
+    )
+    assert len({round(c["top"]) for c in cards}) == 1, cards
+    assert cards[0]["left"] >= 0 and cards[-1]["right"] <= PHONE["width"], cards
+    assert all(c["height"] >= 44 for c in cards), cards
+    strips = [b["left"] - a["left"] for a, b in pairwise(cards)]
+    assert min(strips) >= 24, strips
     assert_fits(page)

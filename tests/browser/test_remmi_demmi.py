@@ -244,7 +244,12 @@ def test_phone_frantic_hand_peek_and_trading_fit(live_server, open_page: OpenPag
     select(page, *hand(page)[:3])
     assert_fits(page)
     page.get_by_test_id("btn-offer").click()
-    page.wait_for_selector('[data-testid="offer-0"], [data-testid^="trade-t"]')
+    # On a phone the trades fold into a drawer, closed until tapped.
+    page.wait_for_selector('[data-testid="offer-0"], [data-testid="trades"]')
     assert_fits(page)
+    if page.get_by_test_id("trades").count():
+        page.locator('[data-testid="trades"] summary').click()
+        page.wait_for_selector('[data-testid^="trade-t"]')
+        assert_fits(page)
     page.wait_for_selector('[data-testid="result"]', timeout=20_000)
     assert_fits(page)

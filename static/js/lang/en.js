@@ -534,6 +534,7 @@ export default {
     "other": "{n} seconds of trading left"
   },
   "rd.trading_lightning": "Trading · lightning",
+  "rd.trading_seconds": "Trading · {n} s",
   "rd.trading_snail": "Trading · snail",
   "rd.trading_status": "Trading…",
   "rd.valid": "Remmi ✓",
@@ -549,6 +550,7 @@ export default {
   "rd.you_lower": "you",
   "rd.you_offer_anyone": "offer {n} to anyone",
   "rd.you_offer_to": "offer {n} to {to}",
+  "rd.your_trades": "Your trades",
   "result.out": "out!",
   "result.plus_points": {
     "one": "+{n} point",

@@ -533,6 +533,7 @@ export default {
     "other": "{n} secondes d’échanges restantes"
   },
   "rd.trading_lightning": "Échanges · éclair",
+  "rd.trading_seconds": "Échanges · {n} s",
   "rd.trading_snail": "Échanges · escargot",
   "rd.trading_status": "Échanges en cours…",
   "rd.valid": "Remmi ✓",
@@ -548,6 +549,7 @@ export default {
   "rd.you_lower": "vous",
   "rd.you_offer_anyone": "proposez {n} à tout le monde",
   "rd.you_offer_to": "proposez {n} à {to}",
+  "rd.your_trades": "Vos échanges",
   "result.out": "fini !",
   "result.plus_points": {
     "one": "+{n} point",

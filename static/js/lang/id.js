@@ -514,6 +514,7 @@ export default {
     "other": "{n} detik lagi untuk tukar-menukar"
   },
   "rd.trading_lightning": "Tukar-menukar · kilat",
+  "rd.trading_seconds": "Tukar-menukar · {n} dtk",
   "rd.trading_snail": "Tukar-menukar · siput",
   "rd.trading_status": "Tukar-menukar…",
   "rd.valid": "Remmi ✓",
@@ -529,6 +530,7 @@ export default {
   "rd.you_lower": "kamu",
   "rd.you_offer_anyone": "menawarkan {n} ke siapa saja",
   "rd.you_offer_to": "menawarkan {n} ke {to}",
+  "rd.your_trades": "Tukaranmu",
   "result.out": "habis!",
   "result.plus_points": {
     "other": "+{n} poin"

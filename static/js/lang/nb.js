@@ -533,6 +533,7 @@ export default {
     "other": "{n} sekunder bytting igjen"
   },
   "rd.trading_lightning": "Bytting · lyn",
+  "rd.trading_seconds": "Bytting · {n} s",
   "rd.trading_snail": "Bytting · snegle",
   "rd.trading_status": "Bytting pågår…",
   "rd.valid": "Remmi ✓",
@@ -548,6 +549,7 @@ export default {
   "rd.you_lower": "deg",
   "rd.you_offer_anyone": "tilbyr {n} til hvem som helst",
   "rd.you_offer_to": "tilbyr {n} til {to}",
+  "rd.your_trades": "Dine bytter",
   "result.out": "ute!",
   "result.plus_points": {
     "one": "+{n} poeng",

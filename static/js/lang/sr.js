@@ -552,6 +552,7 @@ export default {
     "other": "još {n} sekundi razmene"
   },
   "rd.trading_lightning": "Razmena · munja",
+  "rd.trading_seconds": "Razmena · {n} s",
   "rd.trading_snail": "Razmena · puž",
   "rd.trading_status": "Razmena u toku…",
   "rd.valid": "Remmi ✓",
@@ -567,6 +568,7 @@ export default {
   "rd.you_lower": "tebi",
   "rd.you_offer_anyone": "nudiš {n} bilo kome",
   "rd.you_offer_to": "nudiš {n} igraču {to}",
+  "rd.your_trades": "Tvoje razmene",
   "result.out": "gotov!",
   "result.plus_points": {
     "one": "+{n} poen",

@@ -1,0 +1,231 @@
+"""Every table fits a phone: each game at its largest seat count shows the
+piles (Remmi Demmi: the timer and the open offers), your hand and the action
+buttons on one screen, without scrolling, at 390x844 on a touch screen and at
+1366x900 on a desktop.
+
+Read from the page with getBoundingClientRect after scrolling to the top: an
+element counts as shown when it lies inside the viewport and nothing covers
+its centre (the sticky action bar must not hide the piles). On the phone the
+buttons and hand cards are touch targets, at least 44 px tall; nothing sticks
+out sideways (the opponent strip and the offers scroll inside themselves).
+
+Remmi Demmi with nine players also trades six times: the trades fold into a
+drawer after the hand (closed on the phone), so the hand, Offer and Claim stay
+on screen; a claim leaves no large empty hand behind.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import OpenPage, new_guest
+from tests.browser.game_rooms import assert_fits, create_game_room, draw_from_stock, hand, select
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844, "touch": True}
+DESKTOP = {"width": 1366, "height": 900}
+VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
+TOUCH_PX = 44
+SHOT = "/tmp/phone_{game}.png"
+
+# The largest table of each game (engine/games/*.py max_players).
+LARGEST = {"basic_rummy": 6, "indonesian_remi": 4, "traditional_remi": 4, "remmi_demmi": 9}
+# What must be on screen: the piles, the hand, the primary buttons.
+SHOWN = {
+    "basic_rummy": ["stock", "discard-top", "hand", "btn-meld", "btn-discard"],
+    "traditional_remi": ["stock", "discard-top", "hand", "btn-meld", "btn-discard"],
+    "indonesian_remi": ["stock", "discard", "hand", "btn-meld", "btn-discard"],
+    "remmi_demmi": ["rd-timer", "offers", "hand", "btn-offer", "btn-claim"],
+}
+BUTTONS = {"btn-meld", "btn-discard", "btn-offer", "btn-claim"}
+
+MEASURE = """ids => {
+    const vw = document.documentElement.clientWidth;
+    const vh = window.innerHeight;
+    const out = {scrollY: window.scrollY, vw, vh, items: {}};
+    for (const id of ids) {
+        const el = document.querySelector(`[data-testid="${id}"]`);
+        if (!el) { out.items[id] = null; continue; }
+        const r = el.getBoundingClientRect();
+        const x = Math.min(vw - 1, Math.max(0, r.left + r.width / 2));
+        const y = Math.min(vh - 1, Math.max(0, r.top + r.height / 2));
+        const hit = document.elementFromPoint(x, y);
+        out.items[id] = {
+            top: Math.round(r.top), bottom: Math.round(r.bottom),
+            left: Math.round(r.left), right: Math.round(r.right),
+            height: Math.round(r.height),
+            inside: r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0
+                && r.bottom <= vh + 0.5 && r.right <= vw + 0.5,
+            covered: !hit || !(el.contains(hit) || hit.contains(el)),
+            by: hit ? `${hit.tagName.toLowerCase()}.${hit.className}` : null,
+        };
+    }
+    return out;
+}"""
+
+
+def at_top(page: Any) -> None:
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_function("() => window.scrollY === 0")
+
+
+def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
+    """Each of ``ids`` shown in full at the top of the page; touch-sized on a phone."""
+    at_top(page)
+    report: dict[str, Any] = page.evaluate(MEASURE, ids)
+    assert report["scrollY"] == 0, report
+    for testid in ids:
+        item = report["items"][testid]
+        assert item is not None, f"{testid} is missing"
+        assert item["inside"], f"{testid} is not inside the viewport: {report}"
+        assert not item["covered"], f"{testid} is covered: {report}"
+        if phone and testid in BUTTONS:
+            assert item["height"] >= TOUCH_PX, f"{testid} is {item['height']} px tall"
+    if phone:
+        heights = page.eval_on_selector_all(
+            '[data-testid="hand"] .card', "els => els.map(e => e.getBoundingClientRect().height)"
+        )
+        assert heights and min(heights) >= TOUCH_PX, heights
+    assert_fits(page)
+    return report
+
+
+def assert_opponent_strip(page: Any, phone: bool) -> None:
+    """The opponents: on a phone one row of chips, however many there are."""
+    tops = page.eval_on_selector_all(
+        ".opponents > .seat", "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+    )
+    assert tops
+    if phone:
+        assert len(set(tops)) == 1, f"opponents in {len(set(tops))} rows"
+
+
+def open_table(live_server: Any, open_page: OpenPage, game: str, size: dict, **options: Any) -> Any:
+    ana = new_guest(live_server.url, "Anastasia")
+    options = {"fill_bots": True, "bot_delay_ms": 100, **options}
+    room = create_game_room(live_server.url, ana, game, LARGEST[game], **options)
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, **size)
+    page.wait_for_selector('[data-testid="table"][data-phase="waiting"]')
+    page.get_by_test_id("btn-start").click()
+    page.wait_for_selector('[data-testid="table"][data-phase="playing"]')
+    page.wait_for_selector('[data-testid="hand"] [data-card]')
+    return page
+
+
+def screenshot(page: Any, game: str, phone: bool) -> None:
+    if phone:
+        at_top(page)
+        page.screenshot(path=SHOT.format(game=game))
+
+
+# --- the turn-based games ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("game", ["basic_rummy", "indonesian_remi", "traditional_remi"])
+def test_the_largest_table_fits_without_scrolling(
+    live_server, open_page: OpenPage, game: str, viewport: str
+) -> None:
+    phone = viewport == "phone"
+    page = open_table(live_server, open_page, game, VIEWPORTS[viewport])
+    assert_opponent_strip(page, phone)
+    assert_on_screen(page, SHOWN[game], phone)
+
+    # Your turn, the card drawn: the hand one card longer, still on screen.
+    page.wait_for_selector('[data-testid="stock"]:enabled', timeout=20_000)
+    draw_from_stock(page)
+    page.wait_for_selector('[data-testid="table"][data-phase="playing"]')
+    select(page, hand(page)[0])
+    assert_on_screen(page, SHOWN[game], phone)
+    screenshot(page, game, phone)
+
+
+# --- Remmi Demmi: the trading floor --------------------------------------------------
+
+# Nine players use every copy: 81 cards, nine each. Ana holds nine different
+# kinds; the bots' hands mix the kinds too, so no Remmi ends the round early.
+KINDS = [c + f for c in "OPG" for f in "RJL"]
+RD_HANDS = [[KINDS[(seat + i) % 9] + str(i + 1) for i in range(9)] for seat in range(9)]
+
+
+def trades(page: Any) -> int:
+    return int(page.locator('[data-testid^="trade-t"]').count())
+
+
+def trade_once(page: Any) -> None:
+    """Offers one free card to anyone and waits for a bot to take it."""
+    before = trades(page)
+    free = page.eval_on_selector_all(
+        '[data-testid="hand"] [data-card]:not(.is-locked):not(.is-offered):not(:disabled)',
+        "els => els.map(e => e.dataset.card)",
+    )
+    select(page, free[-1])
+    page.get_by_test_id("btn-offer").click()
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-testid^=\"trade-t\"]').length > n",
+        arg=before,
+        timeout=15_000,
+    )
+    page.wait_for_selector('[data-testid="offer-0"]', state="detached")
+
+
+def assert_trading_floor(page: Any, phone: bool) -> None:
+    assert_on_screen(page, SHOWN["remmi_demmi"], phone)
+    # The order: timer, open offers, then the hand; the trades come after it.
+    order = page.evaluate(
+        """() => ['rd-timer', 'offers', 'hand', 'btn-offer', 'trades']
+            .map(id => document.querySelector(`[data-testid="${id}"]`))
+            .filter(Boolean)
+            .every((el, i, all) => i === 0
+                || (all[i - 1].compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING))"""
+    )
+    assert order, "the trades must come after the hand and its buttons"
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_remmi_demmi_with_nine_keeps_the_floor_in_view_after_six_trades(
+    live_server, open_page: OpenPage, viewport: str
+) -> None:
+    phone = viewport == "phone"
+    page = open_table(
+        live_server,
+        open_page,
+        "remmi_demmi",
+        VIEWPORTS[viewport],
+        scenario={"hands": RD_HANDS},
+        timer_s=100,
+        rounds=1,
+        bot_delay_ms=700,
+        round_pause_ms=30_000,
+    )
+    assert_opponent_strip(page, phone)
+    page.get_by_test_id("btn-start-snail").click()
+    page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
+
+    # A custom timer is named by its length, not as the snail's.
+    label = page.locator(".rd-timer-label").inner_text()
+    assert "100 s" in label and "snail" not in label.lower(), label
+    assert_trading_floor(page, phone)
+
+    for _ in range(6):
+        trade_once(page)
+    assert trades(page) >= 6
+    assert_trading_floor(page, phone)
+    drawer = page.get_by_test_id("trades")
+    summary = drawer.locator("summary").inner_text()
+    assert re.search(r"\b\d+\b", summary) and str(trades(page)) in summary, summary
+    assert drawer.evaluate("d => d.open") is (not phone)
+    screenshot(page, "remmi_demmi", phone)
+
+    # Claimed (nine cards laid down): no large empty hand is left behind.
+    page.get_by_test_id("btn-claim").click()
+    page.wait_for_selector('[data-testid="btn-claim"].is-armed')
+    page.get_by_test_id("btn-claim").click()
+    page.wait_for_selector('[data-testid="my-claim"]')
+    height = page.eval_on_selector('[data-testid="hand"]', "e => e.getBoundingClientRect().height")
+    assert height <= 60, f"the empty hand is {height} px tall"
+    assert_fits(page)
