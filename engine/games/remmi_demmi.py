@@ -806,9 +806,10 @@ def _open_trades(state: RemmiDemmiState, seat: int) -> list[Trade]:
 
 
 # A view lists the viewer's latest trades (and every one still returnable):
-# the whole round's history would make each view, sent after every change,
-# grow without bound in a long round.
-RECENT_TRADES = 20
+# the whole round's history would make each view, sent to every trader after
+# every change, grow without bound; eight is what a phone's trades drawer
+# shows at a glance, and it keeps a nine-trader room's frames small.
+RECENT_TRADES = 8
 
 
 def _trades_shown(state: RemmiDemmiState, seat: int) -> list[Trade]:
@@ -867,19 +868,20 @@ def _settle(state: RemmiDemmiState) -> None:
 
 
 def _trade_view(trade: Trade, seat: int) -> dict[str, Any]:
-    side = trade.side(seat)
-    can_return = trade.status == RETURNABLE and trade.pending[side]
+    side = 0 if trade.seats[0] == seat else 1
+    returnable = trade.status == RETURNABLE
+    can_return = returnable and trade.pending[side]
     return {
         "id": trade.id,
         "with": trade.seats[1 - side],
         "gave": list(trade.gave[side]),
-        "got": list(trade.received(side)),
+        "got": list(trade.gave[1 - side]),
         "size": len(trade.gave[side]),
         "at": trade.at,
         "invalid_received": trade.invalid[side],
         "invalid_given": trade.invalid[1 - side],
         "return_until": trade.return_until if can_return else None,
-        "locked_until": trade.return_until if trade.status == RETURNABLE else None,
+        "locked_until": trade.return_until if returnable else None,
         "can_return": can_return,
         "status": trade.status,
         "returned_by": trade.returned_by,
