@@ -59,9 +59,7 @@ def refusal(err: RoomError, ref: Any = None) -> bytes:
 
 
 def ack(ref: Any, **extra: Any) -> bytes:
-    if extra:
-        return dumps({"type": "ack", "ref": ref, **extra})
-    return b'{"type":"ack","ref":%s}' % dumps(ref)  # every act's: no dict to make
+    return dumps({"type": "ack", "ref": ref, **extra})
 
 
 def state(room_id: str, version: int, view: dict[str, Any]) -> bytes:
