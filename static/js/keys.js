@@ -25,6 +25,7 @@ export const SHORTCUTS = [
   { key: 'X', targets: ['[data-testid="btn-discard"]'], words: 'keys.discard' },
   { key: 'O', targets: ['[data-testid="btn-offer"]'], words: 'keys.offer' },
   { key: 'C', targets: ['[data-testid="btn-claim"]'], words: 'keys.claim' },
+  { key: 'K', targets: ['[data-testid="btn-close"]'], words: 'keys.close_deal' },
 ];
 const HELP_KEY = '?';
 

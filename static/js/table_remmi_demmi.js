@@ -602,7 +602,10 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const groups = [...order].map((k) => ({ k, cards: sortRd(hand.filter((id) => keyOf(id) === k), mode) }))
       .filter((g) => g.cards.length);
     return h('div', { class: 'rd-hand-wrap' },
-      h('div', { class: 'hand rd-hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand') },
+      h('div', {
+        class: 'hand rd-hand', testid: 'hand', role: 'group', 'aria-label': t('table.your_hand'),
+        style: `--n: ${hand.length}; --g: ${groups.length}`,
+      },
         groups.map((g) => h('div', { class: cls('rd-group', `rd-group-${g.k}`), dataset: { group: g.k } },
           h('span', { class: 'rd-group-label' },
             mode === 'figure' ? figureName(g.k) : colourName(g.k), h('b', null, ` ${g.cards.length}`)),

@@ -77,6 +77,12 @@ def test_take_meld_discard_and_close_on_a_phone(live_server, open_page: OpenPage
     page.wait_for_selector('[data-testid="stock"]:enabled', timeout=15_000)
     page.get_by_test_id("stock").click()
     page.wait_for_selector('[data-testid="hand"] [data-testid="card-6D"]')
+    # K, the keyboard's Close, arms the close and, pressed again, calls it off.
+    assert page.get_by_test_id("btn-close").get_attribute("aria-keyshortcuts") == "K"
+    page.keyboard.press("k")
+    page.wait_for_selector('[data-testid="btn-close"][aria-pressed="true"]')
+    page.keyboard.press("k")
+    page.wait_for_selector('[data-testid="btn-close"][aria-pressed="false"]')
     page.get_by_test_id("btn-close").click()
     page.wait_for_selector('[data-testid="card-9S"].is-closer')
     assert page.locator('[data-testid="hand"] .is-closer').count() == 1

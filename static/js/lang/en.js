@@ -634,6 +634,7 @@ export default {
   "top.reconnecting": "Reconnecting…",
   "keys.claim": "Call Remmi-Demmi (press again to claim with the nine cards)",
   "keys.close": "Close",
+  "keys.close_deal": "Close (Indonesian Remi), then pick the card you close with",
   "keys.discard": "Discard the selected card",
   "keys.draw": "Draw from the stock",
   "keys.help": "Show or hide this list",

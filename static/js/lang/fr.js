@@ -636,6 +636,7 @@ export default {
   "top.reconnecting": "Reconnexion…",
   "keys.claim": "Annoncer Remmi-Demmi (appuyez de nouveau pour annoncer avec les neuf cartes)",
   "keys.close": "Fermer",
+  "keys.close_deal": "Fermer (Rami indonésien), puis choisir la carte avec laquelle vous fermez",
   "keys.discard": "Défausser la carte choisie",
   "keys.draw": "Tirer une carte de la pioche",
   "keys.help": "Afficher ou masquer cette liste",

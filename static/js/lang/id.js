@@ -611,6 +611,7 @@ export default {
   "top.reconnecting": "Menyambung kembali…",
   "keys.claim": "Panggil Remmi-Demmi (tekan lagi untuk klaim dengan sembilan kartu itu)",
   "keys.close": "Tutup",
+  "keys.close_deal": "Tutup (Remi Indonesia), lalu pilih kartu untuk menutup",
   "keys.discard": "Buang kartu yang dipilih",
   "keys.draw": "Ambil dari tumpukan",
   "keys.help": "Tampilkan atau sembunyikan daftar ini",

@@ -636,6 +636,7 @@ export default {
   "top.reconnecting": "Kobler til igjen…",
   "keys.claim": "Meld Remmi-Demmi (trykk igjen for å melde med de ni kortene)",
   "keys.close": "Lukk",
+  "keys.close_deal": "Lukk (indonesisk remi), og velg så kortet du lukker med",
   "keys.discard": "Kast det valgte kortet",
   "keys.draw": "Trekk fra kortstokken",
   "keys.help": "Vis eller skjul denne listen",

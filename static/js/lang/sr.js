@@ -661,6 +661,7 @@ export default {
   "top.reconnecting": "Ponovno povezivanje…",
   "keys.claim": "Prijavi Remmi-Demmi (pritisni ponovo da prijaviš sa tih devet karata)",
   "keys.close": "Zatvori",
+  "keys.close_deal": "Zatvori (indonežanski remi), pa izaberi kartu kojom zatvaraš",
   "keys.discard": "Baci izabranu kartu",
   "keys.draw": "Vuci iz špila",
   "keys.help": "Prikaži ili sakrij ovaj spisak",
