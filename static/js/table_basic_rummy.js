@@ -691,7 +691,14 @@ export class BasicRummyTable {
             onclick: () => this.discard(),
           }, t('btn.discard')), discardWhy))) : null,
       playing ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
+      this.overActions(),
       this.errorLine());
+  }
+
+  /** At game over, "Play again" in the dock, where a phone shows it without scrolling. */
+  overActions() {
+    const again = this.rematchButton();
+    return again ? h('div', { class: 'controls' }, h('div', { class: 'actions' }, again)) : null;
   }
 
   errorLine() {
@@ -838,7 +845,7 @@ export class BasicRummyTable {
   }
 
   lobbyButton() {
-    return [this.rematchButton(), h('button', {
+    return [h('button', {
       type: 'button', class: 'btn btn-primary', testid: 'btn-lobby', onclick: () => this.ctx.leave(),
     }, t('common.back_to_lobby')), this.view?.phase === 'game_over' ? replayLink(this.ctx.roomId) : null];
   }

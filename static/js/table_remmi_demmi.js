@@ -552,6 +552,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
           }, this.claimArmed ? t('rd.claim_with', { n: REMMI_SIZE }) : t('rd.claim_call')), claimWhy))) : null,
       playing ? this.openTrades() : null,
       playing && !claimed ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
+      this.overActions(),
       this.errorLine());
   }
 
