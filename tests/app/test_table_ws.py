@@ -36,10 +36,28 @@ async def ana_goes_out(ana: Client, room: str) -> None:
     await ana.state_where(room, lambda v: v["phase"] == "game_over")
 
 
+def scenario_room(live_server: LiveServer, owner: dict[str, Any]) -> str:
+    """A two-seat Basic Rummy room on SCENARIO's deal, one deal, no clocks."""
+    return str(create_room(live_server.url, owner["token"], "basic_rummy", 2, scenario=SCENARIO,
+                           deals=1, bot_delay_ms=0, turn_clock_s=0)["room_id"])
+
+
+async def ana_and_bo_seated(live_server: LiveServer
+                            ) -> tuple[str, Client, Client, dict[str, Any]]:
+    """A scenario room with Ana (its owner) in seat 0 and Bo in seat 1, both
+    joined: the room, their clients, and Bo's guest (to come back as him)."""
+    ana_guest, bo_guest = new_guest(live_server.url, "Ana"), new_guest(live_server.url, "Bo")
+    room = scenario_room(live_server, ana_guest)
+    ana = await Client.open(live_server.ws_url, ana_guest["token"])
+    bo = await Client.open(live_server.ws_url, bo_guest["token"])
+    await ana.request({"type": "join", "room": room})
+    await bo.request({"type": "join", "room": room})
+    return room, ana, bo, bo_guest
+
+
 async def test_refusals_carry_rule_reason_and_params(live_server: LiveServer) -> None:
     ana_guest = new_guest(live_server.url, "Ana")
-    room = create_room(live_server.url, ana_guest["token"], "basic_rummy", 2,
-                       scenario=SCENARIO, deals=1, bot_delay_ms=0, turn_clock_s=0)["room_id"]
+    room = scenario_room(live_server, ana_guest)
     ana = await Client.open(live_server.ws_url, ana_guest["token"])
     await ana.request({"type": "join", "room": room})
     await ana.request({"type": "add_bot", "room": room})
@@ -95,13 +113,7 @@ async def test_the_owner_removes_a_bot_before_the_start(live_server: LiveServer)
 
 async def test_a_reload_gets_the_table_log_without_hidden_cards(live_server: LiveServer
                                                                 ) -> None:
-    ana_guest, bo_guest = new_guest(live_server.url, "Ana"), new_guest(live_server.url, "Bo")
-    room = create_room(live_server.url, ana_guest["token"], "basic_rummy", 2,
-                       scenario=SCENARIO, deals=1, bot_delay_ms=0, turn_clock_s=0)["room_id"]
-    ana = await Client.open(live_server.ws_url, ana_guest["token"])
-    bo = await Client.open(live_server.ws_url, bo_guest["token"])
-    await ana.request({"type": "join", "room": room})
-    await bo.request({"type": "join", "room": room})
+    room, ana, bo, bo_guest = await ana_and_bo_seated(live_server)
     log = kinds(ana, "log")
     assert log and log[-1]["entries"] == [] and log[-1]["game"] == 1
     await ana.request({"type": "start", "room": room})
@@ -179,13 +191,7 @@ async def test_chat_channels_history_and_limits(chat_server: LiveServer) -> None
 
 async def test_a_rematch_plays_again_in_the_same_room_and_keeps_both_games(
         live_server: LiveServer) -> None:
-    ana_guest, bo_guest = new_guest(live_server.url, "Ana"), new_guest(live_server.url, "Bo")
-    room = create_room(live_server.url, ana_guest["token"], "basic_rummy", 2,
-                       scenario=SCENARIO, deals=1, bot_delay_ms=0, turn_clock_s=0)["room_id"]
-    ana = await Client.open(live_server.ws_url, ana_guest["token"])
-    bo = await Client.open(live_server.ws_url, bo_guest["token"])
-    await ana.request({"type": "join", "room": room})
-    await bo.request({"type": "join", "room": room})
+    room, ana, bo, _ = await ana_and_bo_seated(live_server)
     refused = await bo.request({"type": "rematch", "room": room})
     assert refused["reason"] == "game_not_over"
     await ana.request({"type": "start", "room": room})
