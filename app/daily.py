@@ -55,7 +55,7 @@ from sqlalchemy.exc import IntegrityError
 from app.deps import ApiError, CurrentPlayer, OptionalPlayer, Registry, SettingsDep, StoreDep
 from app.rooms import RoomRegistry
 from app.settings import Settings
-from app.store import DailyEntryRecord, PlayerRecord, Store
+from app.store import DailyEntryRecord, FinishedGame, PlayerRecord, Store
 from engine.errors import BadOptions
 from engine.game import Game, Outcome
 from engine.games import find_game
@@ -197,10 +197,11 @@ async def effective_status(entry: DailyEntryRecord, registry: RoomRegistry) -> s
     return entry.status
 
 
-def finish_listener(store: Store) -> Callable[[RoomCore, Outcome], Awaitable[None]]:
+def finish_listener(store: Store
+                    ) -> Callable[[RoomCore, Outcome, FinishedGame], Awaitable[None]]:
     """For ``registry.finish_listeners``: records a finished daily game's score."""
 
-    async def on_finish(room: RoomCore, outcome: Outcome) -> None:
+    async def on_finish(room: RoomCore, outcome: Outcome, finished: FinishedGame) -> None:
         if not room.private:
             return
         entry = await store.daily_entry_for_room(room.room_id)
@@ -210,8 +211,9 @@ def finish_listener(store: Store) -> Callable[[RoomCore, Outcome], Awaitable[Non
         if seat is None:
             return
         score = int(outcome.scores[seat])
+        # When the game ended, not when this runs: ties rank by who finished first.
         await store.finish_daily_entry(room.room_id, score, rank_key(room.game, score),
-                                       dt.datetime.now(dt.UTC))
+                                       finished.finished_at)
         log.info("daily_finished", extra={"fields": {
             "room": room.room_id, "game": entry.game, "date": entry.date.isoformat(),
             "player": entry.player_id, "score": score, "ranked": entry.ranked}})

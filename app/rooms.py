@@ -166,8 +166,10 @@ class RoomRegistry:
         self._taking_over: set[str] = set()
         # Rooms whose spectator count frame is scheduled (_count_changed).
         self._counts_due: set[str] = set()
-        # Called with (room, outcome) when a game ends, after it is recorded.
-        self.finish_listeners: list[Callable[[RoomCore, Outcome], Awaitable[None]]] = []
+        # Called with (room, outcome, its record) when a game ends, after it is
+        # recorded; the record says when it ended (the listener may run later).
+        self.finish_listeners: list[
+            Callable[[RoomCore, Outcome, FinishedGame], Awaitable[None]]] = []
         # Called with (room, change) on every change of a room run here; a
         # returned awaitable runs in the background.
         self.change_listeners: list[
@@ -651,7 +653,7 @@ class RoomRegistry:
                                finished: FinishedGame) -> None:
         await self.store.save_finished_game(finished)
         for listener in self.finish_listeners:
-            await listener(room, outcome)
+            await listener(room, outcome, finished)
 
     def _background(self, coro: Awaitable[Any]) -> None:
         task = asyncio.get_running_loop().create_task(_awaited(coro))
