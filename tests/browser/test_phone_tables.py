@@ -71,6 +71,11 @@ MEASURE = """ids => {
 def at_top(page: Any) -> None:
     page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_function("() => window.scrollY === 0")
+    # Cards dealt or drawn grow in from nothing: measure them once they have arrived.
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="hand"] .card')]
+            .every(el => el.getAnimations().every(a => a.playState !== 'running'))"""
+    )
 
 
 def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
