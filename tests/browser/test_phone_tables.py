@@ -71,10 +71,12 @@ MEASURE = """ids => {
 def at_top(page: Any) -> None:
     page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_function("() => window.scrollY === 0")
-    # Cards dealt or drawn grow in from nothing: measure them once they have arrived.
+    # Cards dealt or drawn fly and slide in, and the table redraws after each
+    # change: measure the hand once it is laid out and has arrived.
     page.wait_for_function(
         """() => [...document.querySelectorAll('[data-testid="hand"] .card')]
-            .every(el => el.getAnimations().every(a => a.playState !== 'running'))"""
+            .every(el => el.getBoundingClientRect().height > 0
+                && el.getAnimations().every(a => a.playState !== 'running'))"""
     )
 
 
