@@ -366,6 +366,17 @@ class Table:
         self.page.wait_for_selector(f'[data-testid="card-{card}"]', state="detached")
 
 
+def wait_hand_settled(page: Any) -> None:
+    """Waits until the hand's cards are laid out and done arriving: cards dealt
+    or drawn fly and slide in, and the table redraws after every change, so a
+    card measured mid-way can read 0 px tall."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="hand"] .card')]
+            .every(el => el.getBoundingClientRect().height > 0
+                && el.getAnimations().every(a => a.playState !== 'running'))"""
+    )
+
+
 def card_ids_in(value: Any, card_id: re.Pattern[str] = CARD_ID) -> set[str]:
     """Every string in a decoded JSON value that is a card id (matches ``card_id``)."""
     found: set[str] = set()

@@ -22,7 +22,14 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, Table, new_guest, phase, select_cards
+from tests.browser.conftest import (
+    OpenPage,
+    Table,
+    new_guest,
+    phase,
+    select_cards,
+    wait_hand_settled,
+)
 from tests.browser.game_rooms import assert_fits, create_game_room, hand
 from tests.browser.test_i18n import read_dict
 from tests.browser.test_phone_tables import MEASURE, TOUCH_PX
@@ -52,6 +59,7 @@ RD_REMMI = RD_ANA[:9]
 def in_view(page: Any, ids: list[str]) -> None:
     """Each of ``ids`` inside the viewport and uncovered, the page not scrolled;
     buttons and hand cards touch-sized."""
+    wait_hand_settled(page)
     report: dict[str, Any] = page.evaluate(MEASURE, ids)
     assert report["scrollY"] == 0, f"the page scrolled: {report}"
     for testid in ids:

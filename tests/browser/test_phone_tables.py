@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, new_guest
+from tests.browser.conftest import OpenPage, new_guest, wait_hand_settled
 from tests.browser.game_rooms import assert_fits, create_game_room, draw_from_stock, hand, select
 
 pytestmark = pytest.mark.browser
@@ -71,13 +71,7 @@ MEASURE = """ids => {
 def at_top(page: Any) -> None:
     page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_function("() => window.scrollY === 0")
-    # Cards dealt or drawn fly and slide in, and the table redraws after each
-    # change: measure the hand once it is laid out and has arrived.
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('[data-testid="hand"] .card')]
-            .every(el => el.getBoundingClientRect().height > 0
-                && el.getAnimations().every(a => a.playState !== 'running'))"""
-    )
+    wait_hand_settled(page)
 
 
 def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
