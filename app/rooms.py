@@ -4,7 +4,7 @@ Each room is a :class:`engine.room.RoomActor` owned by exactly one process.
 An action flows one way: the actor applies a command to its room, takes the
 room's changes and hands them to the registry's *commit*, which saves the
 room (its snapshot and new log entries, :mod:`app.snapshots`), then frames
-each change once per audience (:func:`app.frames.change_frames`) and sends
+each change once per audience (:class:`app.frames.RoomFrames`) and sends
 it: to this process's connections through its :class:`app.feeds.Feeds`,
 and (with Redis) to the other processes' in the save itself, which
 publishes them. Only then does the actor reply, and the gateway ack. So a
@@ -49,7 +49,7 @@ from app.broker import Broker
 from app.cluster import Cluster
 from app.feeds import Feeds
 from app.frames import (
-    change_frames,
+    RoomFrames,
     dumps,
     envelope_of,
     loads,
@@ -157,6 +157,8 @@ class RoomRegistry:
         # changes of the rooms run here are handed to them directly.
         self.feeds = Feeds(broker)
         self._saved_log: dict[str, int] = {}
+        # How each room run here frames its changes (own parts kept as JSON).
+        self._frames: dict[str, RoomFrames] = {}
         # Per room: RoomCore.room_changes and when at its last full snapshot,
         # and the log length at which the next one is due.
         self._snapshotted: dict[str, tuple[int, int, int]] = {}
@@ -512,7 +514,10 @@ class RoomRegistry:
                 or last[0] != core.room_changes or not active
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
                 or len(core.action_log) >= last[2])
-        outgoing = [(change.version, change_frames(change)) for change in changes]
+        framing = self._frames.get(room_id)
+        if framing is None:
+            framing = self._frames[room_id] = RoomFrames()
+        outgoing = [(change.version, framing.frames(change)) for change in changes]
         entries = core.action_log[base:]
         replies = self.replies if command_id is not None else None
         if replies is not None and command_id is not None and entries:
@@ -716,6 +721,7 @@ class RoomRegistry:
         self._statuses.pop(room_id, None)
         self._rewrite.discard(room_id)
         self._saved_log.pop(room_id, None)
+        self._frames.pop(room_id, None)
         if self.replies is not None:
             self.replies.forget(room_id)
         self._snapshotted.pop(room_id, None)

@@ -16,7 +16,7 @@ leaves everything as it was.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -94,13 +94,26 @@ class Game(Protocol):
     def view(self, state: Any, seat: int | None) -> View:
         """What ``seat`` may see (None: a spectator), as plain data (dicts, lists,
         strings, numbers) that shares no container with the state. The only
-        way a card leaves the engine."""
+        way a card leaves the engine: ``{**public_view(state),
+        **own_view(state, seat)}``."""
         ...
 
-    def views(self, state: Any, seats: Iterable[int | None]) -> dict[int | None, View]:
-        """:meth:`view` for each of ``seats`` at once, each equal to its
-        ``view(state, seat)``. The views may share the containers of the part
-        every seat sees alike, made once: read them, never change them."""
+    def public_view(self, state: Any) -> View:
+        """The part of :meth:`view` every seat and spectator sees alike (made
+        once per change for all of them): no card that is not face up."""
+        ...
+
+    def own_view(self, state: Any, seat: int | None) -> View:
+        """The rest of ``seat``'s :meth:`view`: what only it sees (its hand,
+        its choices). Never empty (``you`` at least); no key of the public part."""
+        ...
+
+    def own_key(self, state: Any, seat: int | None) -> Hashable | None:
+        """A value of immutable parts (tuples, frozen dataclasses, strings,
+        numbers) that is equal for two states of a game whenever ``seat``'s
+        :meth:`own_view` of them is: the server makes that part again only
+        when its key changed. None: made every time (a part cheaper to make
+        than to key)."""
         ...
 
     def to_act(self, state: Any) -> list[int]:

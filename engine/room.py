@@ -47,7 +47,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,20 +114,48 @@ class Seat:
 
 @dataclass
 class Change:
-    """One change to a room: its public events and each audience's fresh view.
+    """One change to a room: its public events and the views it leaves.
 
-    ``views`` has one view per audience that is sent changes: each seat a
-    human holds with a connection, and None (the spectators) if anyone
-    watches; bots read the game directly. ``outcome`` is set on the change
-    that ended the game. ``status`` is the room's status after the change.
+    ``audiences`` are who is sent the change: each seat a human holds with a
+    connection, and None (the spectators) if anyone watches; bots read the
+    game directly. Each audience's view is ``public`` (the part all see
+    alike, the room's facts included) and its own part (``own``), which is
+    made only when asked. ``outcome`` is set on the change that ended the
+    game. ``status`` is the room's status after the change.
     """
 
     room_id: str
     version: int
     events: list[Event]
-    views: dict[int | None, View]
+    public: View
+    audiences: list[int | None]
+    own: OwnParts
     status: str
     outcome: Outcome | None = None
+
+    def view(self, audience: int | None) -> View:
+        """The whole view ``audience`` is sent."""
+        return {**self.public, **self.own.view(audience)}
+
+
+@dataclass(frozen=True)
+class OwnParts:
+    """Each audience's own part of the views of one state of a room
+    (:meth:`engine.game.Game.own_view`), made when asked, and the key it is
+    the same for (:meth:`engine.game.Game.own_key`). ``state`` is None
+    before the first deal. States are never changed once made, so the parts
+    can be made after the room moved on."""
+
+    game: Game
+    state: Any
+
+    def view(self, audience: int | None) -> View:
+        if self.state is None:
+            return {"you": audience} if audience is None else {"you": audience, "hand": []}
+        return self.game.own_view(self.state, audience)
+
+    def key(self, audience: int | None) -> Hashable | None:
+        return None if self.state is None else self.game.own_key(self.state, audience)
 
 
 # --- commands -------------------------------------------------------------
@@ -347,32 +375,25 @@ class RoomCore:
 
     def view_for(self, seat: int | None, now: int) -> View:
         """The game's view for ``seat`` with the room's own facts merged in."""
-        return self._views([seat], now)[seat]
+        return {**self._public_view(now), **OwnParts(self.game, self.state).view(seat)}
 
-    def _views(self, seats: list[int | None], now: int) -> dict[int | None, View]:
-        """The game's views for ``seats`` (:meth:`engine.game.Game.views`) with
+    def _public_view(self, now: int) -> View:
+        """The game's public part (:meth:`engine.game.Game.public_view`) with
         the room's own facts merged in: each seat's name, whether a bot plays
         it, is connected or away, and the ``room`` object."""
-        if self.state is None:
-            views = {seat: self._waiting_view(seat) for seat in seats}
-        else:
-            views = self.game.views(self.state, seats)
-        facts = [{"name": s.name, "bot": s.bot, "connected": s.bot or bool(s.connections),
-                  "away": s.away} for s in self.seats]
-        room = {"id": self.room_id, "status": self.status, "owner_id": self.owner_id,
-                "spectators": self.spectators, "seats": self.seat_count,
-                "options": self.public_options, "private": self.private}
-        merged: set[int] = set()
-        for view in views.values():
-            # The views may share their public part, seat list included: once each.
-            if id(view["seats"]) not in merged:
-                merged.add(id(view["seats"]))
-                for entry, seat_facts in zip(view["seats"], facts, strict=True):
-                    entry.update(seat_facts)
-            view["room"] = room
-            view["turn_deadline"] = self.turn_deadline
-            view["server_time"] = now
-        return views
+        view = (self._waiting_view() if self.state is None
+                else self.game.public_view(self.state))
+        for entry, s in zip(view["seats"], self.seats, strict=True):
+            entry["name"] = s.name
+            entry["bot"] = s.bot
+            entry["connected"] = s.bot or bool(s.connections)
+            entry["away"] = s.away
+        view["room"] = {"id": self.room_id, "status": self.status, "owner_id": self.owner_id,
+                        "spectators": self.spectators, "seats": self.seat_count,
+                        "options": self.public_options, "private": self.private}
+        view["turn_deadline"] = self.turn_deadline
+        view["server_time"] = now
+        return view
 
     def audiences(self) -> list[int | None]:
         """Who is sent changes: each seat a human holds with a connection, then
@@ -383,19 +404,16 @@ class RoomCore:
             audiences.append(None)
         return audiences
 
-    def _waiting_view(self, seat: int | None) -> View:
-        view: View = {
+    def _waiting_view(self) -> View:
+        """The public part of the view before the first deal."""
+        return {
             "game": self.game.name, "phase": "waiting", "dealer": None,
             "turn": None, "step": None, "deal": 0, "stock_count": 0, "discard": [],
             "melds": [],
             "result": None,
             "seats": [{"seat": s.index, "hand_count": 0, "score": 0, "melds": []}
                       for s in self.seats],
-            "you": seat,
         }
-        if seat is not None:
-            view["hand"] = []
-        return view
 
     # --- commands ----------------------------------------------------------
 
@@ -756,10 +774,9 @@ class RoomCore:
                 self.status = "finished"
                 self.room_changes += 1
                 self.turn_deadline = self.bot_due = None
-        # The seats with a connection, then the spectators (None) if any.
-        views = self._views(self.audiences(), now)
-        self.outbox.append(Change(self.room_id, self.version, events, views, self.status,
-                                  outcome))
+        self.outbox.append(Change(self.room_id, self.version, events, self._public_view(now),
+                                  self.audiences(), OwnParts(self.game, self.state),
+                                  self.status, outcome))
 
     def take_changes(self) -> list[Change]:
         """The changes made since the last call, oldest first (the outbox emptied)."""

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from types import MappingProxyType
@@ -615,19 +615,14 @@ class RemmiDemmi:
         return new, events
 
     def view(self, state: RemmiDemmiState, seat: int | None) -> View:
-        """The table as everyone sees it (offers by size, claims, scores), and
-        ``seat``'s own part: its hand, its offer's cards, its claim and trades."""
+        """The table as everyone sees it (:meth:`public_view`) and ``seat``'s
+        own part (:meth:`own_view`)."""
         if seat is not None and not 0 <= seat < state.players:
             raise ValueError(f"no seat {seat} at this table")
-        return {**self._shared_view(state), **self._own_view(state, seat)}
+        return {**self.public_view(state), **self.own_view(state, seat)}
 
-    def views(self, state: RemmiDemmiState,
-              seats: Iterable[int | None]) -> dict[int | None, View]:
-        """Each seat's :meth:`view`, the shared part made once and shared."""
-        shared = self._shared_view(state)
-        return {seat: {**shared, **self._own_view(state, seat)} for seat in seats}
-
-    def _shared_view(self, state: RemmiDemmiState) -> View:
+    def public_view(self, state: RemmiDemmiState) -> View:
+        """Offers by size and addressee, claims, timer and scores."""
         playing = state.phase == PLAYING
         offer_of = {o.seat: o for o in state.offers}
         claimed = {c.seat: c.point_man for c in state.claims}
@@ -680,10 +675,40 @@ class RemmiDemmi:
             "revealed": state.revealed,
         }
 
-    def _own_view(self, state: RemmiDemmiState, seat: int | None) -> View:
+    def own_view(self, state: RemmiDemmiState, seat: int | None) -> View:
+        """``seat``'s hand, its offer's cards, its claim and its trades.
+        ``locked`` (RD-12): what it received in trades still returnable."""
         if seat is None:
             return {"you": None, "my_offer": None, "my_claim": None, "trades": [], "locked": []}
-        return _own_part(state, seat, [_trade_view(t, seat) for t in _trades_shown(state, seat)])
+        trades = _trades_shown(state, seat)
+        mine, claim = _offer_of(state, seat), _claim_of(state, seat)
+        hidden = _hidden(state, seat)
+        # Every trade still returnable is among those shown.
+        locked = {card for trade in trades if trade.status == RETURNABLE
+                  for card in trade.received(trade.side(seat))}
+        return {
+            "you": seat,
+            "hand": [] if hidden else list(state.hands[seat]),
+            "hand_hidden": hidden,
+            "my_offer": None if mine is None else {
+                "id": mine.id, "cards": list(mine.cards), "to": mine.to, "at": mine.at,
+            },
+            "my_claim": None if claim is None else {
+                "cards": list(claim.cards), "aside": list(claim.aside),
+                "points": claim.point_man,
+            },
+            "trades": [_trade_view(trade, seat) for trade in trades],
+            "locked": sorted(locked),
+        }
+
+    def own_key(self, state: RemmiDemmiState, seat: int | None) -> Hashable:
+        """What :meth:`own_view` is made of: the hand (and whether it is face
+        down), the seat's offer, claim and the trades it shows, all frozen.
+        With a trader or more, most changes touch one or two of these."""
+        if seat is None:
+            return ()  # a spectator's is always the same
+        return (tuple(state.hands[seat]), _hidden(state, seat), _offer_of(state, seat),
+                _claim_of(state, seat), tuple(_trades_shown(state, seat)))
 
     def to_act(self, state: RemmiDemmiState) -> list[int]:
         if state.phase != PLAYING:
@@ -836,27 +861,6 @@ def _claim_of(state: RemmiDemmiState, seat: int) -> Claim | None:
 def _hidden(state: RemmiDemmiState, seat: int) -> bool:
     """RD-20: the hand is face down (frantic, before the reveal, unless peeked)."""
     return not state.revealed and not state.peeked[seat]
-
-
-def _own_part(state: RemmiDemmiState, seat: int, trades: Any) -> View:
-    """``seat``'s own part of the view, its trades given as they are to go out
-    (views, or their JSON). ``locked`` (RD-12): what it received in trades
-    still returnable, all of them shown."""
-    mine, claim = _offer_of(state, seat), _claim_of(state, seat)
-    hidden = _hidden(state, seat)
-    return {
-        "you": seat,
-        "hand": [] if hidden else list(state.hands[seat]),
-        "hand_hidden": hidden,
-        "my_offer": None if mine is None else {
-            "id": mine.id, "cards": list(mine.cards), "to": mine.to, "at": mine.at,
-        },
-        "my_claim": None if claim is None else {
-            "cards": list(claim.cards), "aside": list(claim.aside), "points": claim.point_man,
-        },
-        "trades": trades,
-        "locked": sorted(locked_cards(state, seat)),
-    }
 
 
 def _settle(state: RemmiDemmiState) -> None:

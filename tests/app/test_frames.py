@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from app.frames import change_frames, seat_channel, watch_channel
+from app.frames import RoomFrames, seat_channel, watch_channel
 from app.wsprotocol import unwire
 from engine.game import Game
 from engine.games import all_games
@@ -27,10 +27,17 @@ def test_every_audience_gets_the_events_and_its_whole_view(game: Game) -> None:
     # game moves on while she and the spectator get a view of every change.
     run_until(room, lambda: len(sink.changes) > 150, 1)
     assert len(sink.changes) > 20
+    framing = RoomFrames()
     for change in sink.changes:
-        assert set(change.views) <= {0, None}
-        sent = dict(change_frames(change))
-        for audience, view in change.views.items():
+        assert set(change.audiences) <= {0, None}
+        sent = dict(framing.frames(change))
+        assert len(sent) == len(change.audiences)
+        for audience in change.audiences:
+            view = change.view(audience)
+            if change.own.state is not None:  # the game's view, the room's facts added
+                game_view = game.view(change.own.state, audience)
+                assert {key: view[key] for key in game_view if key != "seats"} == {
+                    key: value for key, value in game_view.items() if key != "seats"}
             channel = watch_channel("r1") if audience is None else seat_channel("r1", audience)
             *events, state = (orjson.loads(frame) for frame in unwire(sent[channel]))
             assert [e["event"] for e in events] == change.events

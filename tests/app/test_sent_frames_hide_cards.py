@@ -3,9 +3,12 @@
 The engine's own property tests check ``view()``; these check what ships:
 random games of every game are played through a room with a human in every
 seat and a spectator, and after every command or timer each change is
-framed as the registry frames it (:func:`app.frames.change_frames`), the
-wire bytes are decoded back into JSON, and every card id in an audience's
-frames is checked against what that audience may know.
+framed as the registry frames it (one :class:`app.frames.RoomFrames` for the
+room, its own parts kept from change to change), the wire bytes are decoded
+back into JSON, and every card id in an audience's frames is checked against
+what that audience may know. Each state frame must also be exactly the view
+the change leaves its audience, made afresh: a kept own part that went
+stale fails it.
 
 What an audience may know in a deal: every card it has held in the deal
 (its hand, and in Remmi Demmi its claim), every card that has been face up
@@ -25,11 +28,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.frames import change_frames, seat_channel, watch_channel
+from app.frames import RoomFrames, seat_channel, watch_channel
 from app.wsprotocol import unwire
 from engine.game import Game
 from engine.games import find_game
-from engine.room import Act, Join, RoomError, Start
+from engine.room import Act, Join, OwnParts, RoomError, Start
 from tests.engine.room_harness import make_room
 
 Audience = int | None
@@ -93,6 +96,7 @@ class Table:
         self.deal = -1
         self.known: dict[Audience, set[str]] = {}
         self.frames_checked = 0
+        self.framing = RoomFrames()
         self.learn()
 
     @property
@@ -122,12 +126,14 @@ class Table:
         self.learn()
         allowed = {audience: known | before[audience] for audience, known in self.known.items()}
         for change in changes:
-            for channel, wire_bytes in change_frames(change):
+            for channel, wire_bytes in self.framing.frames(change):
                 audience = self.audience_of(channel)
-                shown = {text for payload in unwire(bytes(wire_bytes))
-                         for text in strings(orjson.loads(payload))}
+                frames = [orjson.loads(payload) for payload in unwire(bytes(wire_bytes))]
+                shown = {text for frame in frames for text in strings(frame)}
                 leaked = (shown & self.everything) - allowed[audience]
                 assert not leaked, f"{audience} was sent {sorted(leaked)} in v{change.version}"
+                assert frames[-1]["view"] == change.view(audience), \
+                    f"{audience} was sent a stale view in v{change.version}"
                 self.frames_checked += 1
 
     def audience_of(self, channel: str) -> Audience:
@@ -166,16 +172,22 @@ def test_no_frame_shows_an_audience_a_card_it_may_not_see(name: str, seed: int) 
     assert game is not None
     table = Table(game, SEATS[name], seed)
     rng, now = random.Random(seed), 2
+    own_parts: dict[tuple[Audience, Any], dict[str, Any]] = {}
     for _ in range(300):
         if table.room.status != "playing":
             break
         now = table.step(rng, now)
         table.sent()
-        # The views a room sends are made together, sharing the public part:
-        # each must be exactly the audience's own view().
-        audiences = [None, *range(table.seats)]
-        assert game.views(table.state, audiences) == {
-            audience: game.view(table.state, audience) for audience in audiences}
+        # The views a room sends are made in two parts: together, each must be
+        # exactly the audience's view(); equal own keys, equal own parts.
+        public = game.public_view(table.state)
+        for audience in [None, *range(table.seats)]:
+            own = game.own_view(table.state, audience)
+            assert {**public, **own} == game.view(table.state, audience)
+            assert not public.keys() & own.keys()
+            key = game.own_key(table.state, audience)
+            if key is not None:
+                assert own_parts.setdefault((audience, key), own) == own
     assert table.frames_checked > 50
 
 
@@ -188,6 +200,31 @@ def test_the_check_finds_a_card_sent_to_the_wrong_seat() -> None:
     table.sent()  # the joins and the start: nothing wrong in them
     table.room.handle(Join("p1", "P1", "player"), 3)  # a change to both seats
     leaked_change = table.room.outbox[-1]
-    leaked_change.views[1]["leak"] = list(table.state.hands[0])
+    leaked_change.own = Leaky(game, leaked_change.own.state)
     with pytest.raises(AssertionError, match="was sent"):
         table.sent()
+
+
+class Leaky(OwnParts):
+    """Own parts that show seat 1 seat 0's hand."""
+
+    def view(self, audience: int | None) -> dict[str, Any]:
+        view = super().view(audience)
+        if audience == 1:
+            view["leak"] = list(self.state.hands[0])
+        return view
+
+
+def test_the_check_finds_an_own_part_kept_past_its_change(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A game whose own key never moves has its first own parts sent for
+    # ever: the frames must then fail the check against the fresh view.
+    game = find_game("remmi_demmi")
+    assert game is not None
+    monkeypatch.setattr(type(game), "own_key", lambda self, state, seat: ())
+    table = Table(game, 4, 5)
+    rng, now = random.Random(5), 2
+    with pytest.raises(AssertionError, match="stale view"):
+        for _ in range(300):
+            now = table.step(rng, now)
+            table.sent()

@@ -6,7 +6,7 @@ import random
 
 import orjson
 
-from app.frames import change_frames, seat_channel
+from app.frames import RoomFrames, seat_channel
 from app.wsprotocol import unwire
 from bench.loadgen import TRADE_OPTIONS, quick_offer, trader_view
 from engine.games import find_game
@@ -32,7 +32,7 @@ def test_a_trader_reads_what_quick_offer_needs_as_the_whole_view_says_it() -> No
         if offer is not None:
             room.handle(Act(players[seat], seat, offer), now)
         now += 10
-    frames = dict(change_frames(sink.changes[-1]))
+    frames = dict(RoomFrames().frames(sink.changes[-1]))
     for seat in range(6):
         *_, state = unwire(frames[seat_channel("r", seat)])
         view = orjson.loads(state)["view"]

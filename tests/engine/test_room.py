@@ -90,9 +90,9 @@ def test_every_change_bumps_the_version_and_sends_views_to_connected_seats() -> 
     versions = [c.version for c in sink.changes]
     assert versions == sorted(set(versions))
     last = sink.changes[-1]
-    assert set(last.views) == {0, None}  # the bot gets no view; the spectator does
-    assert "hand" not in last.views[None]
-    assert last.views[0]["seats"][1]["bot"] is True
+    assert last.audiences == [0, None]  # the bot gets no view; the spectator does
+    assert "hand" not in last.view(None)
+    assert last.view(0)["seats"][1]["bot"] is True
 
 
 def test_bots_move_after_their_delay() -> None:
