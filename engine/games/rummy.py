@@ -61,7 +61,7 @@ and the closing discard). Hooks a game may override:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -592,9 +592,15 @@ class RummyGame:
         self.extend_own_view(view, state, seat)
         return view
 
-    def own_key(self, state: RummyState, seat: int | None) -> None:
-        """None: a hand and two flags are made faster than any key of them."""
-        return None
+    def own_key(self, state: RummyState, seat: int | None) -> Hashable | None:
+        """Off turn a seat has no choice open, so its own part is its hand
+        alone; on turn it is made every time. A game whose
+        :meth:`extend_own_view` shows more off turn keys that too."""
+        if seat is None:
+            return ()
+        if state.phase == PLAYING and seat == state.turn:
+            return None
+        return tuple(state.hands[seat])
 
     def to_act(self, state: RummyState) -> list[int]:
         return [state.turn] if state.phase == PLAYING else []
