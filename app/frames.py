@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from app.wsprotocol import wire
+from app.wsprotocol import wire, wire_header
 from engine.refusals import sentence
 from engine.room import Change, RoomError
 
@@ -133,8 +133,10 @@ class RoomFrames:
             dumps(room_id), version, dumps(change.public)[:-1])
         out = []
         for audience in change.audiences:
-            out.append((audience_channel(room_id, audience),
-                        events + wire(head + self.own_part(change, audience)[1:] + b"}")))
+            own = self.own_part(change, audience)
+            frame = b"".join((events, wire_header(len(head) + len(own)), head,
+                              memoryview(own)[1:], b"}"))
+            out.append((audience_channel(room_id, audience), frame))
         return out
 
     def own_part(self, change: Change, audience: int | None) -> bytes:
