@@ -55,8 +55,9 @@ and the closing discard). Hooks a game may override:
   deal's ``result`` (a ``void`` field from :meth:`RummyGame.score_deal`
   overrides the default, no winner);
 - :meth:`RummyGame.extend_public_view` (what everyone sees),
-  :meth:`RummyGame.extend_own_view` (what one seat alone sees) and
-  :meth:`RummyGame.outcome_details` add a game's own fields.
+  :meth:`RummyGame.extend_own_view` (what one seat alone sees; a field that
+  can change while the seat is off turn goes into :meth:`RummyGame.own_key`
+  too) and :meth:`RummyGame.outcome_details` add a game's own fields.
 """
 
 from __future__ import annotations
