@@ -55,14 +55,13 @@ and the closing discard). Hooks a game may override:
   deal's ``result`` (a ``void`` field from :meth:`RummyGame.score_deal`
   overrides the default, no winner);
 - :meth:`RummyGame.extend_public_view` (what everyone sees),
-  :meth:`RummyGame.extend_own_view` (what one seat alone sees; a field that
-  can change while the seat is off turn goes into :meth:`RummyGame.own_key`
-  too) and :meth:`RummyGame.outcome_details` add a game's own fields.
+  :meth:`RummyGame.extend_own_view` (what one seat alone sees) and
+  :meth:`RummyGame.outcome_details` add a game's own fields.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -593,15 +592,9 @@ class RummyGame:
         self.extend_own_view(view, state, seat)
         return view
 
-    def own_key(self, state: RummyState, seat: int | None) -> Hashable | None:
-        """Off turn a seat has no choice open, so its own part is its hand
-        alone; on turn it is made every time. A game whose
-        :meth:`extend_own_view` shows more off turn keys that too."""
-        if seat is None:
-            return ()
-        if state.phase == PLAYING and seat == state.turn:
-            return None
-        return tuple(state.hands[seat])
+    def own_key(self, state: RummyState, seat: int | None) -> None:
+        """None: a hand and two flags cost little more to make than to key."""
+        return None
 
     def to_act(self, state: RummyState) -> list[int]:
         return [state.turn] if state.phase == PLAYING else []

@@ -17,7 +17,7 @@ def test_waiting_threads_are_left_out_and_the_rest_goes_to_its_area(tmp_path: Pa
         f"{SERVE};FramePath.flush_all (app/wsprotocol.py:120);"
         "KartuWebSocketProtocol.flush (app/wsprotocol.py:283) 30",
         f"{SERVE};RoomRegistry._commit (app/rooms.py:306);"
-        "change_frames (app/frames.py:121) 20",
+        "RoomFrames.frames (app/frames.py:123) 20",
         f"{SERVE};Connection._dispatch (app/gateway.py:220) 10",
         f"{MAIN} 40",
         # Threads waiting for work, whatever py-spy made of them:
