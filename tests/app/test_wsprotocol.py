@@ -512,7 +512,9 @@ async def test_a_ping_left_unanswered_closes_with_1011() -> None:
     _, transport, received = await _accepted(ws_ping_interval=0.1, ws_ping_timeout=0.05)
     await wait_for(lambda: transport.closed, what="the socket closed")
     assert Close.parse(transport.frames()[-1].data).code == 1011
-    assert transport.closed and received[-1]["code"] == 1011
+    # The app hears of it in its own task, after the socket closed.
+    await wait_for(lambda: bool(received), what="the app told of the disconnect")
+    assert received[-1]["code"] == 1011
 
 
 async def test_a_client_gone_before_the_app_answers_the_handshake_is_told_as_a_disconnect(
