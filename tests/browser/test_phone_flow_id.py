@@ -171,7 +171,8 @@ def test_remmi_demmi_round_rules_and_replay_on_an_indonesian_phone(
     tap(page, "btn-claim", ["hand"])
 
     # The check and the end of the game (one round, Ana and the bot both valid).
-    page.wait_for_selector('[data-testid="check-0"][data-valid="true"]', timeout=20_000)
+    # The round ends when the others claim or its 20 s timer runs out.
+    page.wait_for_selector('[data-testid="check-0"][data-valid="true"]', timeout=40_000)
     page.wait_for_selector('[data-testid="game-over"]', timeout=20_000)
     assert page.get_by_test_id("total-0").inner_text() in ("3", "4")
     assert_indonesian(page.get_by_test_id("deal-notes").inner_text())
