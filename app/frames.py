@@ -128,7 +128,8 @@ class RoomFrames:
         events = b"".join([
             wire(dumps({"type": "event", "room": room_id, "version": version, "event": event}))
             for event in change.events])
-        # Both parts are JSON objects, never empty: "{public,own}" is the view.
+        # The frame :func:`state` makes of the whole view, laid out from its
+        # parts: both are JSON objects, never empty, so "{public,own}" is it.
         head = b'{"type":"state","room":%s,"version":%d,"view":%s,' % (
             dumps(room_id), version, dumps(change.public)[:-1])
         out = []

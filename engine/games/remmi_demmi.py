@@ -683,9 +683,6 @@ class RemmiDemmi:
         trades = _trades_shown(state, seat)
         mine, claim = _offer_of(state, seat), _claim_of(state, seat)
         hidden = _hidden(state, seat)
-        # Every trade still returnable is among those shown.
-        locked = {card for trade in trades if trade.status == RETURNABLE
-                  for card in trade.received(trade.side(seat))}
         return {
             "you": seat,
             "hand": [] if hidden else list(state.hands[seat]),
@@ -698,13 +695,14 @@ class RemmiDemmi:
                 "points": claim.point_man,
             },
             "trades": [_trade_view(trade, seat) for trade in trades],
-            "locked": sorted(locked),
+            "locked": sorted(locked_cards(state, seat)),
         }
 
     def own_key(self, state: RemmiDemmiState, seat: int | None) -> Hashable:
         """What :meth:`own_view` is made of: the hand (and whether it is face
         down), the seat's offer, claim and the trades it shows, all frozen.
-        With a trader or more, most changes touch one or two of these."""
+        The cards it has locked come from those trades (every returnable one
+        is shown)."""
         if seat is None:
             return ()  # a spectator's is always the same
         return (tuple(state.hands[seat]), _hidden(state, seat), _offer_of(state, seat),
