@@ -377,6 +377,35 @@ def wait_hand_settled(page: Any) -> None:
     )
 
 
+def wait_hand_cards_at_least(page: Any, px: int) -> None:
+    """Waits until every hand card is at least ``px`` tall. Waited for, not read
+    once: a bot's move may redraw the hand, its cards arriving from 0 px,
+    between any two readings. AssertionError with the heights if they never are."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            """(px) => {
+                const cards = [...document.querySelectorAll('[data-testid="hand"] .card')];
+                return cards.length > 0
+                    && cards.every(el => el.getBoundingClientRect().height >= px);
+            }""",
+            arg=px, timeout=5_000,
+        )
+    except PlaywrightTimeout:
+        heights = page.eval_on_selector_all(
+            '[data-testid="hand"] .card', "els => els.map(e => e.getBoundingClientRect().height)")
+        raise AssertionError(f"hand cards under {px} px: {heights}") from None
+
+
+def tap_in_place(locator: Any) -> None:
+    """Clicks ``locator`` without scrolling to it, once a test has checked it is
+    on screen and uncovered (a finger taps what it sees). Playwright's click
+    scrolls to an element it finds covered for a moment (a card flying
+    past), which would hide whether the page scrolled by itself."""
+    locator.dispatch_event("click")
+
+
 def card_ids_in(value: Any, card_id: re.Pattern[str] = CARD_ID) -> set[str]:
     """Every string in a decoded JSON value that is a card id (matches ``card_id``)."""
     found: set[str] = set()

@@ -27,7 +27,8 @@ from tests.browser.conftest import (
     Table,
     new_guest,
     phase,
-    select_cards,
+    tap_in_place,
+    wait_hand_cards_at_least,
     wait_hand_settled,
 )
 from tests.browser.game_rooms import assert_fits, create_game_room, hand
@@ -69,23 +70,23 @@ def in_view(page: Any, ids: list[str]) -> None:
         assert not item["covered"], f"{testid} is covered: {report}"
         if testid.startswith("btn-"):
             assert item["height"] >= TOUCH_PX, f"{testid} is {item['height']} px tall"
-    cards = page.eval_on_selector_all(
-        '[data-testid="hand"] .card', "els => els.map(e => e.getBoundingClientRect().height)"
-    )
-    assert not cards or min(cards) >= TOUCH_PX, cards
+    if page.locator('[data-testid="hand"] .card').count():
+        wait_hand_cards_at_least(page, TOUCH_PX)
     assert_fits(page)
 
 
 def tap(page: Any, testid: str, shown: list[str]) -> None:
     """Taps a button of the table once it, and ``shown``, are on screen as they are."""
     in_view(page, [*shown, testid])
-    page.get_by_test_id(testid).click()
+    tap_in_place(page.get_by_test_id(testid))
 
 
 def pick(page: Any, shown: list[str], *cards: str) -> None:
     """Taps hand cards (each inside the viewport first)."""
     in_view(page, [*shown, *(f"card-{c}" for c in cards)])
-    select_cards(page, *cards)
+    for card in cards:
+        tap_in_place(page.get_by_test_id(f"card-{card}"))
+        page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
 
 
 def label(page: Any, testid: str) -> str:
@@ -252,7 +253,7 @@ def test_basic_rummy_refusal_chat_and_play_again_on_an_indonesian_phone(
 
     # The ten spades, then KH to the discard pile: Ana is out, the match over.
     for card in ("AS", "2S", "KH"):
-        page.get_by_test_id(f"card-{card}").click(position={"x": 8, "y": 24})
+        tap_in_place(page.get_by_test_id(f"card-{card}"))
         page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="false"]')
     pick(page, dock, *SPADES)
     tap(page, "btn-meld", dock)

@@ -20,9 +20,13 @@ import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser.conftest import OpenPage, new_guest, wait_hand_settled
+from tests.browser.conftest import (
+    OpenPage,
+    new_guest,
+    wait_hand_cards_at_least,
+    wait_hand_settled,
+)
 from tests.browser.game_rooms import assert_fits, create_game_room, draw_from_stock, hand, select
 
 pytestmark = pytest.mark.browser
@@ -91,22 +95,7 @@ def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
         if phone and testid in BUTTONS:
             assert item["height"] >= TOUCH_PX, f"{testid} is {item['height']} px tall"
     if phone:
-        # Waited for, not read once: a bot's move may redraw the hand, its
-        # cards arriving from 0 px, between any two readings.
-        try:
-            page.wait_for_function(
-                """(px) => {
-                    const cards = [...document.querySelectorAll('[data-testid="hand"] .card')];
-                    return cards.length > 0
-                        && cards.every(el => el.getBoundingClientRect().height >= px);
-                }""",
-                arg=TOUCH_PX, timeout=5_000,
-            )
-        except PlaywrightTimeout:
-            heights = page.eval_on_selector_all(
-                '[data-testid="hand"] .card',
-                "els => els.map(e => e.getBoundingClientRect().height)")
-            raise AssertionError(f"hand cards under {TOUCH_PX} px: {heights}") from None
+        wait_hand_cards_at_least(page, TOUCH_PX)
     assert_fits(page)
     return report
 
