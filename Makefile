@@ -49,8 +49,12 @@ migrate: setup
 run: migrate
 	$(BIN)/python -m app --host $(HOST) --port $(PORT)
 
+# The engine's tests are pure computation: they run on every core, the rest one at a time
+# (they share servers, ports and databases, and some are about timing).
+PURE_TESTS := tests/engine
 test: setup
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto $(PURE_TESTS)
+	$(BIN)/pytest --ignore=$(PURE_TESTS)
 
 # The engine and app tests again, in $(LOWEST_VENV): every direct dependency at the
 # lowest version pyproject.toml allows ($(LOWEST_LOCK)).
@@ -65,7 +69,8 @@ $(LOWEST_VENV)/.installed: $(LOWEST_LOCK) pyproject.toml | $(LOWEST_VENV)/bin/py
 
 test-lowest: $(LOWEST_VENV)/.installed
 	$(LOWEST_VENV)/bin/python -c "$$CHECK_LOWEST"
-	$(LOWEST_VENV)/bin/pytest $(LOWEST_TESTS)
+	$(LOWEST_VENV)/bin/pytest -n auto $(PURE_TESTS)
+	$(LOWEST_VENV)/bin/pytest $(filter-out $(PURE_TESTS),$(LOWEST_TESTS))
 
 # Fails when $(LOWEST_LOCK) has drifted from pyproject.toml: every direct dependency
 # must sit exactly at its lower bound (run `make lock` after changing one).
