@@ -199,10 +199,15 @@ def hand(page: Any) -> list[str]:
 CARD_TAP = {"x": 8, "y": 24}
 
 
-def select_cards(page: Any, *cards: str) -> None:
-    """Taps hand cards until each shows as selected."""
+def select_cards(page: Any, *cards: str, in_place: bool = False) -> None:
+    """Taps hand cards until each shows as selected; ``in_place``: without
+    scrolling to them (:func:`tap_in_place`)."""
     for card in cards:
-        page.get_by_test_id(f"card-{card}").click(position=CARD_TAP)
+        locator = page.get_by_test_id(f"card-{card}")
+        if in_place:
+            tap_in_place(locator)
+        else:
+            locator.click(position=CARD_TAP)
         page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
 
 

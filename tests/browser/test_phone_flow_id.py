@@ -27,6 +27,7 @@ from tests.browser.conftest import (
     Table,
     new_guest,
     phase,
+    select_cards,
     tap_in_place,
     wait_hand_cards_at_least,
     wait_hand_settled,
@@ -84,9 +85,7 @@ def tap(page: Any, testid: str, shown: list[str]) -> None:
 def pick(page: Any, shown: list[str], *cards: str) -> None:
     """Taps hand cards (each inside the viewport first)."""
     in_view(page, [*shown, *(f"card-{c}" for c in cards)])
-    for card in cards:
-        tap_in_place(page.get_by_test_id(f"card-{card}"))
-        page.wait_for_selector(f'[data-testid="card-{card}"][aria-pressed="true"]')
+    select_cards(page, *cards, in_place=True)
 
 
 def label(page: Any, testid: str) -> str:
