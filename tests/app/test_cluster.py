@@ -8,22 +8,16 @@ spade run, later lays off the ten and goes out.
 from __future__ import annotations
 
 import secrets
-import signal
 from typing import Any
 
 import httpx
 
 from tests.app.test_ws_integration import ANA, BO_NEVER_SHOWN, SCENARIO, redis_url_or_skip
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.waiting import wait_for
 from tests.wsclient import Client, create_room, new_guest
 
 DRAW = {"kind": "draw", "from": "stock"}
-
-
-def kill(server: LiveServer) -> None:
-    server.process.send_signal(signal.SIGKILL)
-    server.process.wait(timeout=10)
 
 
 async def replay_of(server: LiveServer, room: str) -> dict[str, Any]:
@@ -47,7 +41,7 @@ async def test_a_restarted_server_resumes_the_game_in_progress(server_factory: A
     assert (await a.act(room, kind="meld", cards=ANA[:9]))["type"] == "ack"
     assert (await a.act(room, kind="discard", card="QD"))["type"] == "ack"
     before = a.latest_state(room)
-    kill(first)  # no goodbye: the process just dies
+    first.kill()  # no goodbye: the process just dies
 
     second = server_factory()
     lobby = httpx.get(f"{second.url}/api/rooms").json()["rooms"]
@@ -104,7 +98,7 @@ async def test_three_processes_play_on_through_the_owners_crash(server_factory: 
     before_crash = (await watcher.state_where(room, lambda v: v["step"] == "play"
                                               and v["turn"] == 1))["version"]
 
-    kill(p1)  # the owner dies with Ana's connection
+    p1.kill()  # the owner dies with Ana's connection
     await play(b, kind="discard", card="4D")  # waits for another process to take over
     a = await Client.open(p3.ws_url, ana["token"])
     assert (await a.request({"type": "join", "room": room}))["seat"] == 0

@@ -39,7 +39,7 @@ from engine.games import all_games, find_game
 from engine.replay import replay
 from engine.rng import Rng, derive_seed
 from engine.room import Act, Snapshot
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.services import fresh_postgres_database, running_store
 from tests.waiting import wait_for
 from tests.wsclient import Client, new_guest

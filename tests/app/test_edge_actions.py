@@ -19,7 +19,7 @@ from engine.errors import GameError
 from engine.games import all_games, find_game
 from engine.options import validate_room_options
 from engine.room import RoomError
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.wsclient import Client, create_room, new_guest
 
 ANA = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "KH"]

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from app.edge import TokenBuckets, non_finite_number, redact
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.wsclient import Client, new_guest
 
 

@@ -12,7 +12,7 @@ import asyncio
 
 import httpx
 
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.wsclient import Client, create_room, new_guest
 
 

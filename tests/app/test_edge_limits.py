@@ -16,7 +16,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.wsclient import Client, create_room, new_guest
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from tests.app.test_ws_integration import redis_url_or_skip
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.wsclient import Client, create_room, new_guest
 
 

@@ -11,7 +11,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from app.store import Store
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.services import fresh_postgres_database, running_store
 from tests.wsclient import Client, new_guest
 

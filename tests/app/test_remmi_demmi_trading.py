@@ -15,7 +15,7 @@ import re
 import time
 from typing import Any
 
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.waiting import wait_for
 from tests.wsclient import Client, create_room, new_guest
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.app.test_ws_integration import redis_url_or_skip
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.wsclient import Client, create_room, new_guest
 
 ANA = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS"]

@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 
 from engine.replay import replay
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 from tests.services import require_or_skip
 from tests.wsclient import Client, create_room, new_guest
 

@@ -35,7 +35,7 @@ from tests.browser.conftest import (  # noqa: E402
     scenario,
     select_cards,
 )
-from tests.conftest import start_server  # noqa: E402
+from tests.live import start_server  # noqa: E402
 
 OUTPUT = ROOT / "docs" / "screenshot.png"
 SCREENS = ROOT / "docs" / "screenshots"

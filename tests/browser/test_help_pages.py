@@ -15,7 +15,7 @@ import pytest
 
 from tests.browser.conftest import OpenPage, create_room, new_guest
 from tests.browser.game_rooms import PHONE, assert_fits, start_with_bots
-from tests.conftest import LiveServer
+from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
 
