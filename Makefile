@@ -49,12 +49,17 @@ migrate: setup
 run: migrate
 	$(BIN)/python -m app --host $(HOST) --port $(PORT)
 
-# The engine's tests are pure computation: they run on every core, the rest one at a time
-# (they share servers, ports and databases, and some are about timing).
-PURE_TESTS := tests/engine
+# The engine's tests are pure computation: they run on every core. The server tests
+# (each starts its own servers, databases and ports, and spends much of its time waiting
+# on them) run two files at a time. The browser tests run one at a time: Chromium alone
+# keeps the cores busy, and they are about what a player sees in time.
+PURE_TESTS    := tests/engine
+BROWSER_TESTS := tests/browser
+TWO_FILES_AT_A_TIME := -n 2 --dist loadfile
 test: setup
 	$(BIN)/pytest -n auto $(PURE_TESTS)
-	$(BIN)/pytest --ignore=$(PURE_TESTS)
+	$(BIN)/pytest $(TWO_FILES_AT_A_TIME) --ignore=$(PURE_TESTS) --ignore=$(BROWSER_TESTS)
+	$(BIN)/pytest $(BROWSER_TESTS)
 
 # The engine and app tests again, in $(LOWEST_VENV): every direct dependency at the
 # lowest version pyproject.toml allows ($(LOWEST_LOCK)).
@@ -70,7 +75,7 @@ $(LOWEST_VENV)/.installed: $(LOWEST_LOCK) pyproject.toml | $(LOWEST_VENV)/bin/py
 test-lowest: $(LOWEST_VENV)/.installed
 	$(LOWEST_VENV)/bin/python -c "$$CHECK_LOWEST"
 	$(LOWEST_VENV)/bin/pytest -n auto $(PURE_TESTS)
-	$(LOWEST_VENV)/bin/pytest $(filter-out $(PURE_TESTS),$(LOWEST_TESTS))
+	$(LOWEST_VENV)/bin/pytest $(TWO_FILES_AT_A_TIME) $(filter-out $(PURE_TESTS),$(LOWEST_TESTS))
 
 # Fails when $(LOWEST_LOCK) has drifted from pyproject.toml: every direct dependency
 # must sit exactly at its lower bound (run `make lock` after changing one).
