@@ -6,7 +6,8 @@ until it holds and fail, naming what they waited for, at a deadline.
 
 For "nothing happens" checks, wait first for a positive sign that the
 server got past the point where the unwanted thing would have happened
-(a later event, a recorded result), then assert it did not happen.
+(a later event, a recorded result, or a round trip through the room:
+:meth:`tests.wsclient.Client.sync`), then assert it did not happen.
 """
 
 from __future__ import annotations

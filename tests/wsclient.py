@@ -83,6 +83,19 @@ class Client:
     async def act(self, room: str, **action: Any) -> dict[str, Any]:
         return await self.request({"type": "act", "room": room, "action": action})
 
+    async def sync(self, room: str) -> int:
+        """A round trip through ``room`` that changes nothing, for a test to say
+        that something did *not* arrive: a repeat join, which the room answers
+        with its current state after every command before it (the actor saves
+        and sends a change before it takes the next command). Returns how many
+        frames had arrived before that answer: every one the room sent this
+        connection until then."""
+        reply = await self.request({"type": "join", "room": room, "role": "spectator"})
+        assert reply["type"] == "ack", reply
+        at = self.frames.index(reply)
+        return max(i for i, f in enumerate(self.frames[:at])
+                   if f["type"] == "state" and f["room"] == room)
+
     def latest_state(self, room: str) -> dict[str, Any]:
         states = [f for f in self.frames if f["type"] == "state" and f["room"] == room]
         return max(states, key=lambda f: f["version"])

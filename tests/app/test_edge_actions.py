@@ -7,7 +7,6 @@ reach the room's action log (nor any file the server writes).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -157,7 +156,7 @@ async def test_a_frame_nested_300_deep_is_refused_and_changes_nothing(
     assert reply["code"] == "bad_message" and "nested" in reply["message"]
     # The socket is still served and the room did not move.
     assert (await a.request({"type": "ping"}))["type"] == "pong"
-    await asyncio.sleep(0.1)
+    await a.sync(room)
     assert a.latest_state(room)["version"] == version
     assert (await a.act(room, kind="draw", **{"from": "stock"}))["type"] == "ack"
     for client in (a, b):
@@ -175,7 +174,7 @@ async def test_unknown_action_fields_never_reach_the_log_or_the_disk(
     assert (await a.act(room, kind="meld", cards="AS 2S 3S"))["code"] == "bad_message"
     assert (await a.act(room, kind="meld", cards=["AS"] * 100))["code"] == "bad_message"
     assert (await a.act(room, kind="warp"))["code"] == "illegal_action"
-    await asyncio.sleep(0.3)  # let every save land
+    await a.sync(room)  # every save of the commands before it has landed
     assert a.latest_state(room)["version"] == version
     for client in (a, b):
         await client.close()

@@ -61,7 +61,7 @@ async def test_a_second_join_of_a_seated_player_is_a_resync(live_server: LiveSer
     assert again["type"] == "ack" and again["seat"] == 0 and again["role"] == "player"
     resent = [f for f in a.frames[seen:] if f["type"] == "state"]
     assert resent and resent[-1]["version"] == version and resent[-1]["view"]["you"] == 0
-    await asyncio.sleep(0.2)
+    await b.sync(room)
     # Nothing happened in the room: no leave, no reconnect, no new version.
     assert b.latest_state(room)["version"] == version
     seats = b.latest_state(room)["view"]["seats"]

@@ -7,7 +7,6 @@ and join/leave cycling, costed by the connection's flood level.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 
@@ -17,6 +16,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.live import LiveServer
+from tests.waiting import wait_for
 from tests.wsclient import Client, create_room, new_guest
 
 
@@ -68,11 +68,17 @@ async def test_sockets_per_address_are_capped_with_close_code_1013(
             await refused.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
     assert "too many connections" in closed.value.rcvd.reason
-    # A socket closed frees its place.
+    # A socket closed frees its place, once the server has seen it go.
     await clients.pop().close()
-    await asyncio.sleep(0.2)
-    again = await Client.open(server.ws_url)
-    assert (await again.request({"type": "ping"}))["type"] == "pong"
+
+    async def accepted() -> Client | None:
+        client = await Client.open(server.ws_url)
+        try:
+            await client.request({"type": "ping"})
+            return client
+        except ConnectionError:  # closed with 1013: not yet
+            return None
+    again = await wait_for(accepted, what="a socket in the freed place")
     for client in [*clients, again]:
         await client.close()
 
@@ -98,6 +104,5 @@ async def test_join_leave_cycling_is_refused_then_closed(live_server: LiveServer
     acks = [f for f in cycler.frames if f["type"] == "ack"]
     assert limited and len(acks) < 20
     # What the other member was sent is bounded by the joins let through.
-    await asyncio.sleep(0.3)
-    assert len(member.frames) - seen <= 2 * len(acks) + 2
+    assert await member.sync(room) - seen <= 2 * len(acks) + 2
     await member.close()
