@@ -183,7 +183,9 @@ def test_keys_draw_and_discard_and_are_ignored_while_typing(
     from playwright.sync_api import expect
 
     ana = new_guest(live_server.url, "Ana")
-    _, page = start_scenario_room(live_server.url, ana, open_page)
+    # A slow bot: its move would cover the card X discards, maybe before a
+    # busy browser has drawn it on the pile.
+    _, page = start_scenario_room(live_server.url, ana, open_page, bot_delay_ms=10_000)
     table = Table(page)
     table.wait_my_turn_to_draw()
     stock = page.get_by_test_id("stock")

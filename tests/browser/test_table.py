@@ -31,7 +31,7 @@ DEAL = scenario(dealer=1, hands=[ANA, BOT], stock=STOCK, discard=["JS"])
 def start_scenario_room(
     base_url: str, guest: dict[str, Any], open_page: OpenPage, **options: Any
 ) -> tuple[str, Any]:
-    room = create_room(base_url, guest, 2, scenario=DEAL, bot_delay_ms=150, **options)
+    room = create_room(base_url, guest, 2, scenario=DEAL, **{"bot_delay_ms": 150, **options})
     page = open_page(f"{base_url}/?room={room}", identity=guest)
     table = Table(page)
     table.wait_phase("waiting")
