@@ -26,9 +26,10 @@ room is then a full snapshot that also *rewrites* the log from where the
 last landed save ended (the failed one may have landed all the same). What
 a change sets off beyond the room (the game's record when it ends, its
 status in the rooms table, the change listeners) runs only once the change
-is saved. A room whose saved state cannot be read back is *unrecoverable*:
-logged at ERROR with its id and counted in ``/healthz``, never dropped
-silently.
+is saved; the game's record and the status wait out an outage of the
+database, tried again until they land. A room whose saved state cannot be
+read back is *unrecoverable*: logged at ERROR with its id and counted in
+``/healthz``, never dropped silently.
 """
 
 from __future__ import annotations
@@ -43,7 +44,10 @@ import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
+
+from sqlalchemy.exc import IntegrityError
 
 from app.broker import Broker
 from app.cluster import Cluster
@@ -119,6 +123,10 @@ class RoomRegistry:
     SNAPSHOT_EVERY_MS = 60_000
     SNAPSHOT_EVERY_ENTRIES = 200
     SNAPSHOT_SPREAD = 100
+    # A write the players already saw the cause of (a game's record, a room's
+    # status) that meets an outage is tried again: first after this long,
+    # then twice as long each time, up to the second figure.
+    STORE_RETRY_S = (0.5, 10.0)
 
     def __init__(self, settings: Settings, broker: Broker, store: Store,
                  snapshots: SnapshotStore, cluster: Cluster | None = None,
@@ -163,6 +171,7 @@ class RoomRegistry:
         # and the log length at which the next one is due.
         self._snapshotted: dict[str, tuple[int, int, int]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._closing = asyncio.Event()
         self._statuses: dict[str, str] = {}
         self._janitor: asyncio.Task[None] | None = None
         self._taking_over: set[str] = set()
@@ -185,6 +194,7 @@ class RoomRegistry:
         self._janitor = asyncio.get_running_loop().create_task(self._sweep_forever())
 
     async def close(self) -> None:
+        self._closing.set()  # writes waiting out an outage try once more, then give up
         if self._janitor is not None:
             self._janitor.cancel()
         if self._resyncing is not None:
@@ -485,7 +495,8 @@ class RoomRegistry:
                 if change.status != "finished":
                     log.info(f"room_{change.status}", extra={"fields": {
                         "room": core.room_id, "game": core.game.name}})
-                    self._background(self.store.set_room_status(core.room_id, change.status))
+                    self._store_later(f"room {core.room_id} {change.status}", partial(
+                        self.store.set_room_status, core.room_id, change.status))
             if change.outcome is not None:
                 self._finished(core, change.outcome)
 
@@ -496,9 +507,6 @@ class RoomRegistry:
         knows of the command that made them (None: a timer)."""
         room_id = core.room_id
         chat = core.take_chat()
-        if chat and not changes and not core.spectators_moved:
-            self._send_chat(core, chat)  # chat alone: nothing to save (see _send_chat)
-            return True
         command_id = tag.command_id if tag is not None else None
         members = (self.members.after(core, tag.conn, tag.command)
                    if tag is not None and tag.conn else None)
@@ -506,11 +514,11 @@ class RoomRegistry:
         now = now_ms()
         last = self._snapshotted.get(room_id)
         active = core.status in ACTIVE
-        # A full snapshot when the room itself changed (seats, watchers, status)
-        # or the last one is old; otherwise the new log entries describe the
-        # change completely (RoomCore.catch_up).
+        # A full snapshot when the room itself changed (seats, watchers, status,
+        # chat) or the last one is old; otherwise the new log entries describe
+        # the change completely (RoomCore.catch_up).
         rewrite = room_id in self._rewrite
-        full = (rewrite or members is not None or last is None
+        full = (rewrite or members is not None or last is None or bool(chat)
                 or last[0] != core.room_changes or not active
                 or now - last[1] >= self.SNAPSHOT_EVERY_MS
                 or len(core.action_log) >= last[2])
@@ -580,9 +588,10 @@ class RoomRegistry:
 
     def _send_chat(self, core: RoomCore, lines: list[dict[str, Any]]) -> None:
         """Sends chat lines to their readers: the players' channel to every
-        audience, the spectators' to the spectators only. Through the broker
-        (which hands them to this process's connections too), not the save:
-        chat is kept with the room in memory, not stored change by change.
+        audience, the spectators' to the spectators only, once they are saved
+        (in the room's snapshot). Through the broker (which hands them to this
+        process's connections too), not the save's messages: chat bumps no
+        version, and a connection takes a line whatever snapshot it was sent.
         Framed with the next version, so that no connection's floor (the
         version of the snapshot it was sent) hides a line written after it."""
         watch = watch_channel(core.room_id)
@@ -656,9 +665,50 @@ class RoomRegistry:
 
     async def _record_finished(self, room: RoomCore, outcome: Outcome,
                                finished: FinishedGame) -> None:
-        await self.store.save_finished_game(finished)
+        """Stores the game's record, then tells the finish listeners; each
+        waits out an outage (:meth:`_until_stored`)."""
+        what = f"room {finished.room_id} game {finished.number}"
+        tries = 0
+
+        async def record() -> None:
+            nonlocal tries
+            tries += 1
+            try:
+                await self.store.save_finished_game(finished)
+            except IntegrityError:
+                if tries == 1:
+                    raise
+                # An earlier try landed, but its answer was lost with the connection.
+
+        await self._until_stored(what, record)
         for listener in self.finish_listeners:
-            await listener(room, outcome, finished)
+            await self._until_stored(f"{what}: finish listener",
+                                     partial(listener, room, outcome, finished))
+
+    def _store_later(self, what: str, write: Callable[[], Awaitable[Any]]) -> None:
+        """Runs ``write`` in the background until it lands (:meth:`_until_stored`)."""
+        self._background(self._until_stored(what, write))
+
+    async def _until_stored(self, what: str, write: Callable[[], Awaitable[Any]]) -> None:
+        """Calls ``write`` until it lands, again while the store cannot be
+        reached (STORE_RETRY_S): what players saw happen is not lost to an
+        outage. When the registry closes it is tried once more; if that
+        fails too, ``what`` is logged as lost."""
+        delay, longest = self.STORE_RETRY_S
+        while True:
+            try:
+                await write()
+                return
+            except Exception as error:
+                if not is_outage(error):
+                    raise
+                self.health.failed("database", error)
+                if self._closing.is_set():
+                    log.error("store_write_lost", extra={"fields": {"what": what}})
+                    return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), delay)
+            delay = min(2 * delay, longest)
 
     def _background(self, coro: Awaitable[Any]) -> None:
         task = asyncio.get_running_loop().create_task(_awaited(coro))
@@ -703,7 +753,8 @@ class RoomRegistry:
                 core.status = self._statuses[room_id] = status
                 continue  # the store is down: evicted by a later sweep
             if status == "waiting":
-                self._background(self.store.set_room_status(room_id, "abandoned"))
+                self._store_later(f"room {room_id} abandoned", partial(
+                    self.store.set_room_status, room_id, "abandoned"))
             await actor.stop()
             if not kept:
                 # Fenced: another process owns the room now, and _commit has

@@ -31,8 +31,9 @@ Terms:
   (seated players write; everyone reads) and ``spectators`` (spectators
   write; only spectators read, so that watchers cannot coach a player).
   Chat is not game state: it bumps no version and stays out of the action
-  log; the room keeps its last :attr:`RoomCore.CHAT_KEEP` lines in memory
-  and its runner takes new ones apart from changes (:meth:`RoomCore.take_chat`).
+  log; the room keeps its last :attr:`RoomCore.CHAT_KEEP` lines (in its
+  snapshot) and its runner takes new ones apart from changes
+  (:meth:`RoomCore.take_chat`), saving the room before it sends them.
 
 :class:`RoomCore` holds the logic and is synchronous: it takes ``now`` for
 everything, so tests drive it with a fake clock. :class:`RoomActor` wraps it
@@ -243,9 +244,10 @@ class Checkpoint:
     """A room as it was before a command or timer (:meth:`RoomCore.checkpoint`),
     to put it back whole if the command fails or its save does not land.
 
-    Cheap to take: the game state is kept by reference (``Game.apply`` makes
-    a new state, never changes one), the action log by its length (it only
-    grows), the seats by copies of a handful of small objects.
+    Cheap to take: the game state and the chat are kept by reference (a
+    command makes a new state or chat list, never changes one), the action
+    log by its length (it only grows), the seats by copies of a handful of
+    small objects.
     """
 
     state: Any
@@ -264,6 +266,8 @@ class Checkpoint:
     game_number: int
     game_start: int
     spectators_moved: bool
+    chat: list[dict[str, Any]]
+    chat_serial: int
 
 
 @dataclass
@@ -613,8 +617,8 @@ class RoomCore:
                 raise RoomError.of("illegal_action", "chat_too_long", limit=CHAT_LIMIT)
             line["text"] = text
         self.chat_serial += 1
-        self.chat.append(line)
-        del self.chat[:-self.CHAT_KEEP]
+        # A new list, never the old one changed: a checkpoint holds the old.
+        self.chat = [*self.chat[1 - self.CHAT_KEEP:], line]
         self.chat_outbox.append(line)
         self.last_activity = now
         return line
@@ -793,7 +797,8 @@ class RoomCore:
              for s in self.seats],
             self.spectators, self.started_at, self.turn_deadline, self.bot_due,
             self.last_activity, len(self.action_log), self._turn_key, self._last_bot,
-            self.game_number, self.game_start, self.spectators_moved)
+            self.game_number, self.game_start, self.spectators_moved,
+            self.chat, self.chat_serial)
 
     def rollback(self, checkpoint: Checkpoint, *, keep_version: bool = False) -> None:
         """Puts the room back as it was at ``checkpoint``; its changes since are dropped.
@@ -813,8 +818,10 @@ class RoomCore:
         self._turn_key, self._last_bot = checkpoint.turn_key, checkpoint.last_bot
         self.game_number, self.game_start = checkpoint.game_number, checkpoint.game_start
         self.spectators_moved = checkpoint.spectators_moved
+        self.chat, self.chat_serial = checkpoint.chat, checkpoint.chat_serial
         self._table_log = None  # made again from the action log when next read
         self.outbox = []
+        self.chat_outbox = []
 
     def _schedule(self, now: int) -> None:
         """Sets the turn clock and the next bot move after a change."""

@@ -40,6 +40,7 @@ async def test_a_restarted_server_resumes_the_game_in_progress(server_factory: A
     assert (await a.act(room, **DRAW))["type"] == "ack"
     assert (await a.act(room, kind="meld", cards=ANA[:9]))["type"] == "ack"
     assert (await a.act(room, kind="discard", card="QD"))["type"] == "ack"
+    assert (await a.request({"type": "chat", "room": room, "text": "brb"}))["type"] == "ack"
     before = a.latest_state(room)
     first.kill()  # no goodbye: the process just dies
 
@@ -52,6 +53,9 @@ async def test_a_restarted_server_resumes_the_game_in_progress(server_factory: A
     assert view["hand"] == before["view"]["hand"] == ["KH"]
     assert view["discard"] == before["view"]["discard"] and view["melds"]
     assert a.latest_state(room)["version"] > before["version"]
+    # And the chat line it acked.
+    history = next(f for f in a.frames if f["type"] == "chat_history")
+    assert [line["text"] for line in history["lines"]] == ["brb"]
     # The bot's move was due before the crash; it plays it now.
     view = (await a.state_where(room, lambda v: v["turn"] == 0, timeout=10))["view"]
     assert view["step"] == "draw" and view["hand"] == ["KH"]

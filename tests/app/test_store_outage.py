@@ -9,6 +9,7 @@ SQLite store and the journal), with the snapshot store's save made to fail.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Iterator
@@ -31,11 +32,12 @@ from app.snapshots import (
     RoomSave,
     rooms_file,
 )
-from app.store import RoomRecord, Store
+from app.store import FinishedGame, RoomRecord, Store
 from engine.games import find_game
-from engine.room import AddBot, Join, RoomError, Snapshot, Start
+from engine.room import AddBot, Chat, Join, RoomError, Snapshot, Start
 from tests.app.test_ws_integration import redis_url_or_skip
 from tests.services import running_store
+from tests.waiting import wait_for
 
 GAME = find_game("basic_rummy")
 assert GAME is not None
@@ -110,8 +112,13 @@ async def test_a_failed_save_is_refused_unsent_and_rewritten_by_the_next(
             with pytest.raises(RoomError) as refused:
                 await registry.call(room, AddBot(ana))
             assert refused.value.code == "unavailable"
+        # A chat line is saved before it is sent, like a change: refused, not kept.
+        with pytest.raises(RoomError) as refused:
+            await registry.call(room, Chat(ana, 0, "Ana", "hello"))
+        assert refused.value.code == "unavailable"
         core = registry.rooms[room].core
         assert [s.bot for s in core.seats] == [False, False, False]
+        assert core.chat == [] and core.chat_serial == 0 and core.take_chat() == []
         assert max(sent) == version  # nothing sent for what was not saved
         assert health.summary()["journal"]["up"] is False
         downs = [r for r in kartu_log.records if r.getMessage() == "store_down"]
@@ -152,6 +159,77 @@ async def test_a_room_that_cannot_be_read_back_is_reported(
     finally:
         await registry.close()
         await broker.close()
+
+
+class FlakyStore(Store):
+    """The store, with games' records that cannot be written while ``down``."""
+
+    down = False
+    tries = 0
+
+    async def save_finished_game(self, finished: FinishedGame) -> int:
+        self.tries += 1
+        if self.down:
+            raise ConnectionRefusedError(111, "Connection refused")
+        return await super().save_finished_game(finished)
+
+
+@contextlib.asynccontextmanager
+async def bots_playing(tmp_path: Path, retry_s: tuple[float, float]
+                       ) -> AsyncIterator[tuple[FlakyStore, RoomRegistry, str]]:
+    """A room of two bots, dealt while the store cannot write games' records
+    (they play it to the end at once), run by a registry that tries a failed
+    write again after ``retry_s`` (first, longest); closed after."""
+    store = FlakyStore(f"sqlite:///{tmp_path / 'kartu.db'}")
+    await store.start()
+    broker = MemoryBroker()
+    await broker.start()
+    registry = RoomRegistry(Settings(), broker, store,
+                            JournalSnapshots(rooms_file(str(tmp_path / "kartu.db"))))
+    registry.STORE_RETRY_S = retry_s
+    await registry.start()
+    try:
+        owner = (await store.create_player("Ana")).id
+        room = (await registry.create(GAME, 2, {"bot_delay_ms": 0, "turn_clock_s": 0, "deals": 1},
+                                      owner)).core.room_id
+        for _ in range(2):
+            await registry.call(room, AddBot(owner))
+        store.down = True
+        await registry.call(room, Start(owner))
+        yield store, registry, room
+    finally:
+        await registry.close()
+        await broker.close()
+        await store.close()
+
+
+async def test_a_game_that_ends_in_an_outage_is_recorded_once_the_store_is_back(
+        tmp_path: Path, kartu_log: Records) -> None:
+    async with bots_playing(tmp_path, (0.05, 0.2)) as (store, registry, room):
+        await wait_for(lambda: store.tries >= 3, timeout=30,
+                       what="the game's end, and its record tried again")
+        assert registry.rooms[room].core.status == "finished"
+        assert await store.replay(room) is None
+        assert registry.health.summary()["database"]["up"] is False
+        store.down = False
+        record = await wait_for(lambda: store.replay(room), what="the game's record")
+        assert record["actions"] == registry.rooms[room].core.replay_record()["actions"]
+    # Said once, as an outage, not once a try; and nothing was given up.
+    messages = [r.getMessage() for r in kartu_log.records]
+    assert messages.count("store_down") == 1 and "store_write_lost" not in messages
+
+
+async def test_a_record_the_store_still_refuses_at_shutdown_is_logged_lost(
+        tmp_path: Path, kartu_log: Records) -> None:
+    started = asyncio.get_running_loop().time()
+    async with bots_playing(tmp_path, (60.0, 60.0)) as (store, _, room):
+        await wait_for(lambda: store.tries >= 1, timeout=30, what="the game's end")
+    # Closing woke the write waiting out the outage, for one last try.
+    assert asyncio.get_running_loop().time() - started < 30
+    assert store.tries == 2
+    lost = [r for r in kartu_log.records if r.getMessage() == "store_write_lost"]
+    assert len(lost) == 1 and lost[0].levelno == logging.ERROR
+    assert room in lost[0].fields["what"]  # type: ignore[attr-defined]
 
 
 def test_a_journal_write_that_fails_leaves_the_index_as_it_was(
