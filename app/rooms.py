@@ -695,14 +695,18 @@ class RoomRegistry:
         outage. When the registry closes it is tried once more; if that
         fails too, ``what`` is logged as lost."""
         delay, longest = self.STORE_RETRY_S
+        failed = False
         while True:
             try:
                 await write()
+                if failed:
+                    self.health.ok("database")  # the outage is over: said now, not later
                 return
             except Exception as error:
                 if not is_outage(error):
                     raise
                 self.health.failed("database", error)
+                failed = True
                 if self._closing.is_set():
                     log.error("store_write_lost", extra={"fields": {"what": what}})
                     return

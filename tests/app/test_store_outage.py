@@ -214,9 +214,11 @@ async def test_a_game_that_ends_in_an_outage_is_recorded_once_the_store_is_back(
         store.down = False
         record = await wait_for(lambda: store.replay(room), what="the game's record")
         assert record["actions"] == registry.rooms[room].core.replay_record()["actions"]
+        assert registry.health.summary()["database"]["up"] is True
     # Said once, as an outage, not once a try; and nothing was given up.
     messages = [r.getMessage() for r in kartu_log.records]
-    assert messages.count("store_down") == 1 and "store_write_lost" not in messages
+    assert messages.count("store_down") == 1 and messages.count("store_up") == 1
+    assert "store_write_lost" not in messages
 
 
 async def test_a_record_the_store_still_refuses_at_shutdown_is_logged_lost(
