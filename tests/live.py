@@ -61,8 +61,10 @@ class LiveServer:
         self.process.join(timeout=10)
 
 
-def serve(port: int, env: dict[str, str], log: Path) -> None:
+def run_server(port: int, env: dict[str, str], log: Path) -> None:
     """A live server's process: ``env`` as its whole environment, output to ``log``."""
+    # Imported here, in the forked process (where the forkserver has them
+    # already), not by every test process that imports this module.
     from app.__main__ import default_ws, serve
     from app.main import create_app
 
@@ -91,7 +93,7 @@ def start_server(tmp: Path, env_extra: dict[str, str] | None = None) -> LiveServ
     env.update(env_extra or {})
     log = tmp / f"server-{port}.log"
     # A daemon: one a test failed to stop is ended with the test run, not waited for.
-    process = _servers.Process(target=serve, args=(port, env, log), daemon=True,
+    process = _servers.Process(target=run_server, args=(port, env, log), daemon=True,
                                name=f"kartu-{port}")
     process.start()
     server = LiveServer(f"http://127.0.0.1:{port}", process, log)

@@ -31,7 +31,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,7 @@ import orjson
 from websockets.exceptions import ConnectionClosed
 
 from engine.bots.basic_rummy import choose
+from tests.live import free_port
 from tests.wsclient import Client
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -54,12 +54,6 @@ DECK = 52  # Basic Rummy: one deck, no jokers
 GAME_OPTIONS: dict[str, Any] = {"deals": 3, "deal_pause_ms": 300, "turn_clock_s": 0,
                                 "bot_delay_ms": 60}
 THINK_S = 0.06  # a player's pause before each action (and under the rate limit)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def soak() -> int:
