@@ -29,6 +29,18 @@ View = dict[str, Any]
 S = TypeVar("S")
 
 
+def copy_json(value: Any) -> Any:
+    """A copy of a JSON-like value (dicts, lists, scalars) that shares no
+    container with it (tuples, being immutable, are shared): what a view or a
+    snapshot hands out of a state. Not copy.deepcopy, which pays for cycles
+    and arbitrary objects that plain data never holds."""
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    return value
+
+
 def shallow_copy(state: S) -> S:
     """A new state object with the same field values, for ``apply`` to copy
     the containers it changes into. Not dataclasses.replace, which goes

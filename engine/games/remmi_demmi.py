@@ -55,7 +55,6 @@ Decisions beyond the written rules:
 
 from __future__ import annotations
 
-import copy
 from bisect import bisect_left
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
@@ -64,7 +63,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, View, shallow_copy
+from engine.game import Action, Event, Outcome, View, copy_json, shallow_copy
 from engine.options import check_int
 from engine.rng import Rng
 from engine.schema import CARDS, ID, ActionField, ActionFields, action_fields
@@ -348,8 +347,8 @@ def to_snapshot(state: RemmiDemmiState) -> dict[str, Any]:
         "penalties": [dict(p) for p in state.penalties],
         "revealed": state.revealed,
         "peeked": list(state.peeked),
-        "result": copy.deepcopy(state.result),
-        "results": copy.deepcopy(state.results),
+        "result": copy_json(state.result),
+        "results": copy_json(state.results),
         "next_deal_at": state.next_deal_at,
         "winners": None if state.winners is None else list(state.winners),
     }
@@ -429,8 +428,8 @@ def from_snapshot(data: dict[str, Any]) -> RemmiDemmiState:
             penalties=[dict(p) for p in data["penalties"]],
             revealed=bool(data["revealed"]),
             peeked=[bool(p) for p in data["peeked"]],
-            result=copy.deepcopy(data["result"]),
-            results=copy.deepcopy(list(data["results"])),
+            result=copy_json(data["result"]),
+            results=copy_json(list(data["results"])),
             next_deal_at=data["next_deal_at"],
             winners=None if data["winners"] is None else [int(w) for w in data["winners"]],
         )
@@ -666,8 +665,8 @@ class RemmiDemmi:
             ],
             "point_men": list(state.point_men),
             "claims": [{"seat": c.seat, "points": c.point_man} for c in state.claims],
-            "result": copy.deepcopy(state.result),
-            "results": copy.deepcopy(state.results),
+            "result": copy_json(state.result),
+            "results": copy_json(state.results),
             "scores": list(state.scores),
             "next_deal_at": state.next_deal_at,
             "winners": None if state.winners is None else list(state.winners),
@@ -849,11 +848,17 @@ def _trades_shown(state: RemmiDemmiState, seat: int) -> list[Trade]:
 
 
 def _offer_of(state: RemmiDemmiState, seat: int) -> Offer | None:
-    return next((o for o in state.offers if o.seat == seat), None)
+    for offer in state.offers:
+        if offer.seat == seat:
+            return offer
+    return None
 
 
 def _claim_of(state: RemmiDemmiState, seat: int) -> Claim | None:
-    return next((c for c in state.claims if c.seat == seat), None)
+    for claim in state.claims:
+        if claim.seat == seat:
+            return claim
+    return None
 
 
 def _hidden(state: RemmiDemmiState, seat: int) -> bool:
@@ -870,22 +875,23 @@ def _settle(state: RemmiDemmiState) -> None:
 
 
 def _trade_view(trade: Trade, seat: int) -> dict[str, Any]:
-    side = 0 if trade.seats[0] == seat else 1
-    returnable = trade.status == RETURNABLE
+    side, other = (0, 1) if trade.seats[0] == seat else (1, 0)
+    status, gave, invalid, until = trade.status, trade.gave, trade.invalid, trade.return_until
+    returnable = status == RETURNABLE
     can_return = returnable and trade.pending[side]
     return {
         "id": trade.id,
-        "with": trade.seats[1 - side],
-        "gave": list(trade.gave[side]),
-        "got": list(trade.gave[1 - side]),
-        "size": len(trade.gave[side]),
+        "with": trade.seats[other],
+        "gave": list(gave[side]),
+        "got": list(gave[other]),
+        "size": len(gave[side]),
         "at": trade.at,
-        "invalid_received": trade.invalid[side],
-        "invalid_given": trade.invalid[1 - side],
-        "return_until": trade.return_until if can_return else None,
-        "locked_until": trade.return_until if returnable else None,
+        "invalid_received": invalid[side],
+        "invalid_given": invalid[other],
+        "return_until": until if can_return else None,
+        "locked_until": until if returnable else None,
         "can_return": can_return,
-        "status": trade.status,
+        "status": status,
         "returned_by": trade.returned_by,
     }
 

@@ -68,7 +68,7 @@ from typing import Any, ClassVar
 
 from engine.cards import is_standard_card, rank_index, standard_deck
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
-from engine.game import Action, Event, Outcome, View, shallow_copy
+from engine.game import Action, Event, Outcome, View, copy_json, shallow_copy
 from engine.melds import BASIC, MeldRules, all_melds, arrange, extended, meld_kind
 from engine.options import check_int
 from engine.rng import Rng
@@ -190,15 +190,6 @@ class RummyState:
 
 
 # --- plain-data helpers -----------------------------------------------------------------
-
-
-def copy_json(value: Any) -> Any:
-    """A copy of a JSON-like value (dicts, lists, scalars) that shares no container."""
-    if isinstance(value, list):
-        return [copy_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
-    return value
 
 
 def _card_arg(action: Action, key: str = "card") -> str:
