@@ -259,6 +259,11 @@ class KartuWebSocketProtocol(asyncio.Protocol):
         self.handshake_complete = False
         self.disconnect_told = False
         self.disconnected = False
+        # True while no frame may be sent: before the handshake's answer, and
+        # once a close went out or the socket is gone. The sans-I/O state as
+        # of the last call into it: every such call ends in write_out, which
+        # reads it again (it is read for every frame corked).
+        self.close_sent = True
         # Receiving: messages for the app, a reader waiting for one, a
         # message arriving in fragments (its parts, and whether it is text).
         self.inbox: deque[ASGIMessage] = deque()
@@ -282,10 +287,6 @@ class KartuWebSocketProtocol(asyncio.Protocol):
         self.pong_timer: asyncio.TimerHandle | None = None
         self.ping_payload: bytes | None = None
 
-    @property
-    def close_sent(self) -> bool:
-        """True once no more frames may be sent (a close went out, or the socket is gone)."""
-        return self.disconnected or self.conn.state is not State.OPEN
 
     # --- asyncio.Protocol -----------------------------------------------------
 
@@ -302,7 +303,7 @@ class KartuWebSocketProtocol(asyncio.Protocol):
         transport.set_write_buffer_limits(high=0, low=0)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.disconnected = True
+        self.disconnected = self.close_sent = True
         self.connections.discard(self)
         self.stop_keepalive()
         for timer in (self.stall_timer, self.close_timer):
@@ -632,6 +633,7 @@ class KartuWebSocketProtocol(asyncio.Protocol):
         """Corks what websockets has to send (a handshake answer, a pong, a
         close); with ``flush``, writes everything now. The end of the stream
         websockets asks for (after a close) closes the transport."""
+        self.close_sent = self.disconnected or self.conn.state is not State.OPEN
         at_end = False
         for data in self.conn.data_to_send():
             if data:
