@@ -287,7 +287,6 @@ class KartuWebSocketProtocol(asyncio.Protocol):
         self.pong_timer: asyncio.TimerHandle | None = None
         self.ping_payload: bytes | None = None
 
-
     # --- asyncio.Protocol -----------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
