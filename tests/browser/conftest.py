@@ -407,7 +407,12 @@ def tap_in_place(locator: Any) -> None:
     """Clicks ``locator`` without scrolling to it, once a test has checked it is
     on screen and uncovered (a finger taps what it sees). Playwright's click
     scrolls to an element it finds covered for a moment (a card flying
-    past), which would hide whether the page scrolled by itself."""
+    past), which would hide whether the page scrolled by itself. It waits
+    until the element is enabled: a dispatched click runs a disabled button's
+    handler, where a finger's tap does nothing."""
+    from playwright.sync_api import expect
+
+    expect(locator).to_be_enabled()
     locator.dispatch_event("click")
 
 

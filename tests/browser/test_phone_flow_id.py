@@ -157,7 +157,8 @@ def test_remmi_demmi_round_rules_and_replay_on_an_indonesian_phone(
     pick(page, floor, "PL1")
     assert label(page, "btn-offer") == ID["rd.offer_n"].replace("{n}", "1")
     tap(page, "btn-offer", floor)
-    page.wait_for_selector('[data-testid="offer-0"], [data-testid^="trade-t"]', state="attached")
+    # A bot answers the open offer; until it does, Ana may not claim (RD-13).
+    page.wait_for_selector('[data-testid^="trade-t"]', state="attached")
     in_view(page, floor)
 
     # The claim: a first tap picks the Remmi, a second claims with it.
