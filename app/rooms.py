@@ -56,6 +56,7 @@ from app.frames import (
     RoomFrames,
     dumps,
     envelope_of,
+    kept,
     loads,
     room_channels,
     seat_channel,
@@ -76,6 +77,7 @@ from engine.room import (
     Change,
     Command,
     History,
+    LogPacking,
     RoomActor,
     RoomCore,
     RoomError,
@@ -86,6 +88,10 @@ from engine.room import (
 log = logging.getLogger("kartu.rooms")
 
 ACTIVE = ("waiting", "playing")
+
+# The rooms' logs kept as the JSON they are saved as: no container per entry
+# for the garbage collector to walk, and nothing to serialise again to save.
+JSON_LOG = LogPacking(pack=kept, unpack=loads)
 
 
 def now_ms() -> int:
@@ -220,7 +226,8 @@ class RoomRegistry:
         if seed is None:
             seed = secrets.randbits(63)
         core = RoomCore(room_id=room_id, game=game, options=options, seat_count=seats,
-                        owner_id=owner_id, seed=seed, created_at=now_ms(), private=private)
+                        owner_id=owner_id, seed=seed, created_at=now_ms(), private=private,
+                        packing=JSON_LOG)
         await self.store.save_room(RoomRecord(
             id=room_id, game=game.name, options=options, seats=seats, owner_id=owner_id,
             status=core.status, seed=seed,
@@ -398,7 +405,7 @@ class RoomRegistry:
         game = find_game(data["game"])
         if game is None:
             raise ValueError(f"unknown game {data['game']!r}")
-        core = RoomCore.from_snapshot(data, game, action_log)
+        core = RoomCore.from_snapshot(data, game, action_log, JSON_LOG)
         core.catch_up(action_log[data["log_length"]:], now_ms())
         self.unrecoverable.pop(room_id, None)
         self._saved_log[room_id] = len(core.action_log)
@@ -526,12 +533,12 @@ class RoomRegistry:
         if framing is None:
             framing = self._frames[room_id] = RoomFrames()
         outgoing = [(change.version, framing.frames(change)) for change in changes]
-        entries = core.action_log[base:]
+        entries: list[bytes] = core.action_log[base:]  # JSON already (JSON_LOG)
         replies = self.replies if command_id is not None else None
         if replies is not None and command_id is not None and entries:
             # Kept with the room, so that wherever it runs next knows the
             # command was applied (app.retries).
-            entries = [*entries[:-1], {**entries[-1], "cid": command_id}]
+            entries = [*entries[:-1], _with_cid(entries[-1], command_id)]
         snapshot = core.to_snapshot() if full else None
         if snapshot is not None:
             snapshot["members"] = self.members.saved(room_id, members)
@@ -543,7 +550,7 @@ class RoomRegistry:
         try:
             kept = await self.snapshots.save(RoomSave(
                 room_id=room_id, snapshot=snapshot, log_base=base,
-                log_entries=[dumps(entry) for entry in entries],
+                log_entries=entries,
                 summary=core.summary() if full else None, active=active, rewrite=rewrite,
                 messages=[(channel, envelope_of(version, data))
                           for version, frames in outgoing for channel, data in frames]
@@ -781,3 +788,9 @@ class RoomRegistry:
             self.replies.forget(room_id)
         self._snapshotted.pop(room_id, None)
         self.members.forget(room_id)
+
+
+def _with_cid(entry: bytes, command_id: str) -> bytes:
+    """A log entry's JSON (an object, never empty) with the id of the command
+    that made it added as ``cid``."""
+    return b'%s,"cid":%s}' % (entry[:-1], dumps(command_id))

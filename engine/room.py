@@ -19,7 +19,9 @@ Terms:
   player acts again.
 - *action log*: every applied action and timeout in order, with its ``now``:
   with the seed and options it replays the game exactly
-  (:func:`engine.replay.replay`). Entries are plain dicts. A *rematch* (a
+  (:func:`engine.replay.replay`). Entries are plain dicts, kept *packed*
+  (:class:`LogPacking`: as they are, unless the runner says otherwise).
+  A *rematch* (a
   new game in the same room, same seats, new seed) is an entry too
   (``{"rematch": true, "seed", "at"}``): the log only grows, and the current
   game's actions are those after :attr:`RoomCore.game_start`.
@@ -270,6 +272,28 @@ class Checkpoint:
     chat_serial: int
 
 
+def _as_is(entry: Any) -> Any:
+    return entry
+
+
+@dataclass(frozen=True)
+class LogPacking:
+    """How a room keeps the entries of its action log and table log: ``pack``
+    makes what is kept of an entry, ``unpack`` gives the entry back.
+
+    By default entries are kept as they are. A server keeps them as JSON
+    (:mod:`app.rooms`): a log keeps a few containers per action for the
+    whole game, and every pass of Python's garbage collector walks every
+    container made since the last one; bytes it never walks.
+    """
+
+    pack: Callable[[dict[str, Any]], Any] = _as_is
+    unpack: Callable[[Any], dict[str, Any]] = _as_is
+
+
+AS_IS = LogPacking()
+
+
 @dataclass
 class RoomCore:
     """A room's whole state and the rules for changing it. Synchronous; ``now`` in ms."""
@@ -289,7 +313,8 @@ class RoomCore:
     version: int = 0
     spectators: int = 0  # how many connections watch
     started_at: int | None = None
-    action_log: list[dict[str, Any]] = field(default_factory=list)
+    # Packed entries (packing): read them with log_entries.
+    action_log: list[Any] = field(default_factory=list)
     turn_deadline: int | None = None
     bot_due: int | None = None
     last_activity: int = 0
@@ -310,13 +335,15 @@ class RoomCore:
     # rematch) and where its entries start in the action log.
     game_number: int = 1
     game_start: int = 0
-    # The table log of the current game (see the module's terms); None: to
-    # be made again from the action log (a room restored from a snapshot).
-    _table_log: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
+    # The table log of the current game (see the module's terms), its lines
+    # packed; None: to be made again from the action log (a room restored
+    # from a snapshot).
+    _table_log: list[Any] | None = field(default=None, init=False, repr=False)
     # The room's last CHAT_KEEP chat lines, and those its runner has not taken.
     chat: list[dict[str, Any]] = field(default_factory=list)
     chat_serial: int = 0
     chat_outbox: list[dict[str, Any]] = field(default_factory=list, init=False, repr=False)
+    packing: LogPacking = field(default=AS_IS, repr=False)
 
     CHAT_KEEP = 100
 
@@ -573,7 +600,7 @@ class RoomCore:
         if self.status != "finished":
             raise RoomError.of("illegal_action", "game_not_over")
         self._new_game(cmd.seed, now)
-        self.action_log.append({"rematch": True, "seed": cmd.seed, "at": now})
+        self.action_log.append(self.packing.pack({"rematch": True, "seed": cmd.seed, "at": now}))
         self.game_start = len(self.action_log)
         self._table_log = []
         for seat in self.seats:
@@ -637,14 +664,22 @@ class RoomCore:
                 "chat": [line for line in self.chat
                          if seat is None or line["channel"] == "players"]}
 
+    def log_entries(self, start: int = 0) -> list[dict[str, Any]]:
+        """The action log's entries from ``start`` on, unpacked."""
+        unpack = self.packing.unpack
+        return [unpack(entry) for entry in self.action_log[start:]]
+
     def table_log(self) -> list[dict[str, Any]]:
         """The current game's table log, made again from the action log when
         it does not match it (a room restored from a snapshot, or changed
         behind its back)."""
-        entries = self.action_log[self.game_start:]
-        if self._table_log is None or len(self._table_log) != len(entries):
-            self._table_log = self._replay_table_log(entries)
-        return self._table_log
+        if self._table_log is None \
+                or len(self._table_log) != len(self.action_log) - self.game_start:
+            pack = self.packing.pack
+            self._table_log = [pack(line) for line in
+                               self._replay_table_log(self.log_entries(self.game_start))]
+        unpack = self.packing.unpack
+        return [unpack(line) for line in self._table_log]
 
     def _replay_table_log(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if self.started_at is None or not entries:
@@ -688,12 +723,13 @@ class RoomCore:
 
     def _log(self, entry: dict[str, Any], events: list[Event]) -> None:
         """Appends ``entry`` to the action log, and its line to the table log."""
+        pack = self.packing.pack
         if self._table_log is not None \
                 and len(self._table_log) == len(self.action_log) - self.game_start:
-            self._table_log.append(_table_line(entry, events))
+            self._table_log.append(pack(_table_line(entry, events)))
         else:
             self._table_log = None  # out of step: made again when next read
-        self.action_log.append(entry)
+        self.action_log.append(pack(entry))
 
     # --- time --------------------------------------------------------------
 
@@ -876,7 +912,10 @@ class RoomCore:
 
     @classmethod
     def from_snapshot(cls, data: dict[str, Any], game: Game,
-                      action_log: list[dict[str, Any]]) -> RoomCore:
+                      action_log: list[dict[str, Any]],
+                      packing: LogPacking = AS_IS) -> RoomCore:
+        """The room of ``data`` (:meth:`to_snapshot`), with the first
+        ``log_length`` entries of ``action_log`` (unpacked) as its log."""
         if data.get("format") not in (1, cls.SNAPSHOT_FORMAT):
             raise ValueError(f"unknown room snapshot format {data.get('format')!r}")
         seats = [Seat(s["index"], s["player_id"], s["name"], s["bot"],
@@ -886,7 +925,8 @@ class RoomCore:
             seat_count=data["seat_count"], owner_id=data["owner_id"], seed=data["seed"],
             created_at=data["created_at"], private=data["private"], seats=seats,
             status=data["status"], version=data["version"], started_at=data["started_at"],
-            action_log=list(action_log[: data["log_length"]]),
+            action_log=[packing.pack(entry) for entry in action_log[: data["log_length"]]],
+            packing=packing,
             turn_deadline=data["turn_deadline"], bot_due=data["bot_due"],
             spectators=_count(data["spectators"] if "spectators" in data
                               else data["watchers"]),
@@ -926,7 +966,7 @@ class RoomCore:
             "seed": self.seed,
             "players": self.seat_count,
             "started_at": self.started_at,
-            "actions": self.action_log[self.game_start:],
+            "actions": self.log_entries(self.game_start),
         }
 
     def catch_up(self, entries: list[dict[str, Any]], now: int) -> None:
@@ -949,7 +989,7 @@ class RoomCore:
             else:
                 self.state, _ = self.game.apply(self.state, entry["seat"], entry["action"],
                                                 entry["at"])
-            self.action_log.append(entry)
+            self.action_log.append(self.packing.pack(entry))
             self.version += 1
         self._turn_key = None
         self.bot_due = None

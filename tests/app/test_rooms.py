@@ -153,7 +153,10 @@ async def test_one_process_writes_no_command_ids_a_cluster_does(
         assert len(entries) == 2 and all("cid" in entry for entry in entries)
         # The room itself knows nothing of them.
         assert not any("cid" in entry for actor in registry.rooms.values()
-                       for entry in actor.core.action_log)
+                       for entry in actor.core.log_entries())
+        # It keeps its log as the JSON that is saved (app.rooms.JSON_LOG).
+        assert all(isinstance(entry, bytes) for actor in registry.rooms.values()
+                   for entry in actor.core.action_log)
 
 
 async def test_a_retried_command_is_answered_again_not_applied_twice_even_after_a_move(

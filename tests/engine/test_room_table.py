@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from engine.games import all_games, find_game
 from engine.replay import replay
 from engine.room import (
+    AS_IS,
     CHAT_LIMIT,
     Act,
     AddBot,
@@ -20,6 +21,7 @@ from engine.room import (
     History,
     Join,
     Leave,
+    LogPacking,
     Rematch,
     RemoveBot,
     RoomCore,
@@ -229,6 +231,45 @@ def test_the_table_log_has_a_line_per_action_marked_when_a_bot_played() -> None:
     # Made again from the action log, it is the same.
     room._table_log = None
     assert room.history(0)["entries"] == entries
+
+
+JSON_PACKING = LogPacking(pack=lambda entry: json.dumps(entry).encode(), unpack=json.loads)
+
+
+def test_a_room_that_keeps_its_logs_packed_is_the_same_room() -> None:
+    """Kept as JSON, the logs read, replay, save, resume and roll back as kept as they are."""
+    rooms = []
+    for packing in (AS_IS, JSON_PACKING):
+        room = make_room(2, deals=2, deal_pause_ms=0, turn_clock_s=1)
+        room.packing = packing
+        room.handle(Join("ana", "Ana", "player"), 1)
+        room.handle(AddBot("ana"), 1)
+        room.handle(Start("ana"), 2)
+        room.handle(Leave("ana", 0), 2)
+        now = run_until(room, lambda r=room: len(r.action_log) >= 30, 2)  # type: ignore[misc]
+        snapshot = json.loads(json.dumps(room.to_snapshot()))
+        now = run_until(room, lambda r=room: len(r.action_log) >= 60, now)  # type: ignore[misc]
+        # A move undone: the log is as it was, the table log made again.
+        before = room.checkpoint()
+        room.tick(max(now, room.next_wakeup() or now))
+        assert len(room.action_log) > before.log_length
+        room.rollback(before)
+        rooms.append((room, snapshot, now))
+    (plain, snapshot, now), (packed, packed_snapshot, packed_now) = rooms
+    assert (snapshot, now) == (packed_snapshot, packed_now)
+    assert all(isinstance(entry, bytes) for entry in packed.action_log)
+    assert packed.log_entries() == plain.log_entries() == plain.action_log
+    assert packed.history(0) == plain.history(0)
+    assert packed.replay_record() == plain.replay_record()
+    assert packed.view_for(0, now) == plain.view_for(0, now)
+    # Resumed from the snapshot and the entries saved after it.
+    saved = packed.log_entries()
+    copy = RoomCore.from_snapshot(snapshot, GAME, saved, JSON_PACKING)
+    copy.catch_up(saved[snapshot["log_length"]:], now)
+    assert all(isinstance(entry, bytes) for entry in copy.action_log)
+    assert copy.action_log == packed.action_log
+    assert copy.view_for(0, now) == packed.view_for(0, now)
+    assert copy.history(None) == packed.history(None)
 
 
 def _cards_in_hands(room: RoomCore) -> set[str]:
