@@ -1,7 +1,7 @@
 """What one action costs inside the server, without sockets: the hot path alone.
 
     python -m bench.hot_path [--game basic_rummy|remmi_demmi] [--rooms 50]
-                             [--actions 20000] [--profile FILE]
+                             [--actions 20000] [--wire] [--profile FILE]
 
 Runs the real gateway (:class:`app.gateway.Connection`), room registry, room
 actors, journal and in-process broker in this process, with rooms like
@@ -14,6 +14,14 @@ frame read and its frames handed to the sockets: parse, validate, apply,
 views, save, serialize, fan out. Players make ``bench.loadgen.quick_move``'s
 moves, and traders offer ``bench.loadgen.quick_offer``'s, one seat after the
 other; picking them is left out of the timing.
+
+With ``--wire`` every connection is kartu's WebSocket protocol
+(:class:`app.wsprotocol.KartuWebSocketProtocol`) on a transport in memory
+(:class:`MemoryTransport`), served the way ``python -m app`` serves a socket:
+the upgrade, frames parsed, the ASGI app, corking and the one write per
+connection and loop turn are measured too; only the kernel is left out. A
+message counts from its masked frame handed to the protocol to its sender's
+answer written.
 
 It prints the microseconds per action (median of ``--rounds`` rounds) and,
 in the same run, the cost of the parts that need nothing of kartu (the
@@ -33,22 +41,34 @@ import cProfile
 import pstats
 import random
 import statistics
+import struct
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import orjson
+from starlette.websockets import WebSocket
+from uvicorn.config import Config
+from uvicorn.server import ServerState
 
 from app.broker import MemoryBroker
-from app.gateway import Connection
+from app.gateway import Connection, serve_socket
 from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.snapshots import JournalSnapshots
 from app.store import PlayerRecord, Store
-from app.wsprotocol import EXTENSION, FramePath, Receiver, loop_flusher, wire
+from app.wsprotocol import (
+    EXTENSION,
+    FramePath,
+    KartuWebSocketProtocol,
+    Receiver,
+    loop_flusher,
+    wire,
+)
 from bench.loadgen import TRADE_OPTIONS, quick_move, quick_offer
 from engine.games import find_game
 
@@ -111,8 +131,120 @@ class _Socket:
         self.scope = {"extensions": {EXTENSION: self.path}}
 
 
+class Direct:
+    """A client on the gateway itself: a :class:`Connection` on a stand-in socket."""
+
+    def __init__(self, bench: Bench, player: PlayerRecord | None) -> None:
+        self.conn = Connection(_Socket(), player, bench.settings,  # type: ignore[arg-type]
+                               bench.registry, bench.feeds)
+
+    @property
+    def sent(self) -> int:
+        assert isinstance(self.conn.path, _Path)
+        return self.conn.path.sent
+
+    async def send(self, text: str) -> None:
+        """One message, as Connection.serve handles it: dispatched, then what
+        it corked written out, then the loop's turn for what it left."""
+        await self.conn._dispatch(text)
+        assert self.conn.path is not None
+        self.conn.path.flush_all()
+        await asyncio.sleep(0)
+
+    async def close(self) -> None:
+        await self.conn._leave_all()
+
+
+class MemoryTransport(asyncio.Transport):
+    """A socket's transport that takes every write at once and counts it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent = 0
+        self.writes = 0
+        self.closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.sent += len(data)
+        self.writes += 1
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        self.closing = True
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 40000)}.get(
+            name, default)
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+def masked(text: str) -> bytes:
+    """``text`` as a client's final text frame, masked with a key of zeros
+    (any key is a valid mask, and this one leaves the payload as it is)."""
+    payload = text.encode()
+    if len(payload) < 126:
+        head = struct.pack(">BB", 0x81, 0x80 | len(payload))
+    else:
+        head = struct.pack(">BBH", 0x81, 0x80 | 126, len(payload))
+    return head + b"\0\0\0\0" + payload
+
+
+UPGRADE = ("GET /ws?p={player} HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nUpgrade: websocket\r\n"
+           "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+           "Sec-WebSocket-Version: 13\r\n\r\n")
+
+
+class Wire:
+    """A client on kartu's WebSocket protocol, on a transport in memory."""
+
+    def __init__(self, bench: Bench, player: PlayerRecord | None) -> None:
+        self.transport = MemoryTransport()
+        self.protocol = KartuWebSocketProtocol(bench.config, bench.server_state, {})
+        bench.by_id[player.id if player else ""] = player
+        self.upgrade = UPGRADE.format(player=player.id if player else "").encode()
+
+    @property
+    def sent(self) -> int:
+        return self.transport.sent
+
+    async def open(self) -> None:
+        self.protocol.connection_made(self.transport)
+        await self.deliver(self.upgrade)
+
+    async def deliver(self, data: bytes) -> None:
+        """Hands ``data`` to the protocol, then runs the loop until the server
+        wrote its answer, and one turn more for what that left."""
+        writes = self.transport.writes
+        self.protocol.data_received(data)
+        while self.transport.writes == writes:
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)
+
+    async def send(self, text: str) -> None:
+        await self.deliver(masked(text))
+
+    async def close(self) -> None:
+        self.transport.closing = True
+        self.protocol.connection_lost(None)
+        for _ in range(50):  # the app hears the disconnect and leaves its rooms
+            await asyncio.sleep(0)
+
+
 class Bench:
-    def __init__(self, directory: str, game: str, rooms: int) -> None:
+    def __init__(self, directory: str, game: str, rooms: int, *, wire: bool = False) -> None:
         self.settings = Settings(database_url=f"sqlite+aiosqlite:///{directory}/kartu.db",
                                  flood_rate=1e9, flood_refuse_level=1e9, flood_close_level=1e9)
         self.store = Store(self.settings.database_url)
@@ -133,6 +265,19 @@ class Bench:
         self.refs = 0
         self.actions = 0  # actions picked so far: the next trader is chosen by it
         self.rng = random.Random(7)
+        self.wire = wire
+        # --wire: the players by the id in their upgrade's query, for the ASGI app.
+        self.by_id: dict[str, PlayerRecord | None] = {}
+        self.server_state = ServerState()
+        self.config = Config(self.serve, ws_max_size=65_536, ws_per_message_deflate=False,
+                             ws_ping_interval=None, log_level="warning", interface="asgi3")
+
+    async def serve(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """The ASGI app of --wire: the gateway, as app.main serves ``/ws``."""
+        player_id = parse_qs(scope["query_string"].decode()).get("p", [""])[0]
+        player = self.by_id.get(player_id)
+        await serve_socket(WebSocket(scope, receive, send), player, False, self.settings,
+                           self.registry, self.feeds)
 
     async def start(self) -> None:
         await self.store.start()
@@ -140,7 +285,7 @@ class Bench:
         for _ in range(self.room_count):
             self.tables.append(await self.table())
 
-    async def table(self) -> tuple[str, list[Connection]]:
+    async def table(self) -> tuple[str, list[Direct | Wire]]:
         """A new room with its players and spectators in, started (a Remmi
         Demmi room with its timer running)."""
         game = find_game(self.game)
@@ -152,11 +297,11 @@ class Bench:
         actor = await self.registry.create(game, self.players, self.options, players[0].id,
                                            seed=self.rng.randrange(2**63))
         room_id = actor.core.room_id
-        seats = [self.connection(p) for p in players]
+        seats = [await self.connection(p) for p in players]
         for conn in seats:
             await self.send(conn, {"type": "join", "room": room_id, "role": "player"})
         for _ in range(self.spectators):
-            await self.send(self.connection(None),
+            await self.send(await self.connection(None),
                             {"type": "join", "room": room_id, "role": "spectator"})
         await self.send(seats[0], {"type": "start", "room": room_id})
         if self.game == "remmi_demmi":
@@ -167,15 +312,18 @@ class Bench:
             assert core.view_for(0, 0)["stage"] == "trading"
         return room_id, seats
 
-    def connection(self, player: PlayerRecord | None) -> Connection:
-        return Connection(_Socket(), player, self.settings, self.registry,  # type: ignore[arg-type]
-                          self.feeds)
+    async def connection(self, player: PlayerRecord | None) -> Direct | Wire:
+        if not self.wire:
+            return Direct(self, player)
+        client = Wire(self, player)
+        await client.open()
+        return client
 
-    async def send(self, conn: Connection, message: dict[str, Any]) -> None:
+    async def send(self, conn: Direct | Wire, message: dict[str, Any]) -> None:
         self.refs += 1
-        await conn._dispatch(orjson.dumps({**message, "ref": self.refs}).decode())
+        await conn.send(orjson.dumps({**message, "ref": self.refs}).decode())
 
-    async def next_move(self, table: int) -> tuple[Connection, str]:
+    async def next_move(self, table: int) -> tuple[Direct | Wire, str]:
         """The message the next player to act sends now (not timed)."""
         self.actions += 1
         room_id, seats = self.tables[table]
@@ -184,7 +332,7 @@ class Bench:
             # The deal or the match is over: a new room in its place (the
             # pause between deals is the actor's timer, not an action).
             for conn in seats:
-                await conn._leave_all()
+                await conn.close()
             self.tables[table] = room_id, seats = await self.table()
             action = self.pick(room_id)
             assert action is not None
@@ -219,18 +367,16 @@ class Bench:
             table = (table + 1) % len(self.tables)
             conn, text = await self.next_move(table)
             started = time.process_time()
-            await conn._dispatch(text)
-            # As Connection.serve does after each message, then waits for the
-            # next one: the loop runs what the message left for it (the
-            # flusher's turn, nothing corked by then), as it would between
-            # messages on a server.
-            assert conn.path is not None
-            conn.path.flush_all()
-            await asyncio.sleep(0)
+            await conn.send(text)
             spent += time.process_time() - started
         return spent
 
     async def close(self) -> None:
+        # --wire: the app's task of every socket still open, as a server stopping.
+        tasks = list(self.server_state.tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.registry.close()
         await self.broker.close()
         await self.store.close()
@@ -252,10 +398,12 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rooms", type=int, default=50)
     parser.add_argument("--actions", type=int, default=20_000, help="per round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--wire", action="store_true",
+                        help="connections on kartu's WebSocket protocol, in memory")
     parser.add_argument("--profile", type=Path, help="cProfile statistics of one more round")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kartu-hot-") as directory:
-        bench = Bench(directory, args.game, args.rooms)
+        bench = Bench(directory, args.game, args.rooms, wire=args.wire)
         await bench.start()
         try:
             await bench.round(args.actions // 4)  # warm up
