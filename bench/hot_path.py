@@ -30,7 +30,9 @@ a figure to hold the rest against. With ``--profile`` it writes cProfile's
 statistics of one more round (slower, but exact call counts).
 
 Timing is ``time.process_time``: CPU of this process only, so a busy
-neighbour moves it less than wall-clock time.
+neighbour moves it less than wall-clock time. The garbage collector is set
+up as the served app sets it (:func:`app.collector.tune`, once the rooms are
+made): what a pass would cost is not what an action costs in a server.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from starlette.websockets import WebSocket
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
+from app import collector
 from app.broker import MemoryBroker
 from app.gateway import Connection, serve_socket
 from app.rooms import RoomRegistry
@@ -284,6 +287,7 @@ class Bench:
         await self.registry.start()
         for _ in range(self.room_count):
             self.tables.append(await self.table())
+        collector.tune()
 
     async def table(self) -> tuple[str, list[Direct | Wire]]:
         """A new room with its players and spectators in, started (a Remmi
