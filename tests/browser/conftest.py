@@ -371,6 +371,29 @@ class Table:
         self.page.wait_for_selector(f'[data-testid="card-{card}"]', state="detached")
 
 
+def boxes(page: Any, selector: str) -> list[dict[str, float]]:
+    """Where each element matching ``selector`` sits in the viewport, found and
+    measured in one step. Playwright's ``eval_on_selector_all`` finds the
+    elements and measures them in two round trips: a redraw in between (a
+    bot's move) detaches them, and every box then reads 0."""
+    found: list[dict[str, float]] = page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)].map(el => {
+            const r = el.getBoundingClientRect();
+            return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                    width: r.width, height: r.height};
+        })""",
+        selector,
+    )
+    return found
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    """Where the first element matching ``selector`` sits (see ``boxes``)."""
+    found = boxes(page, selector)
+    assert found, f"nothing matches {selector}"
+    return found[0]
+
+
 def wait_hand_settled(page: Any) -> None:
     """Waits until the hand's cards are laid out and done arriving: cards dealt
     or drawn fly and slide in, and the table redraws after every change, so a
@@ -398,8 +421,7 @@ def wait_hand_cards_at_least(page: Any, px: int) -> None:
             arg=px, timeout=5_000,
         )
     except PlaywrightTimeout:
-        heights = page.eval_on_selector_all(
-            '[data-testid="hand"] .card', "els => els.map(e => e.getBoundingClientRect().height)")
+        heights = [b["height"] for b in boxes(page, '[data-testid="hand"] .card')]
         raise AssertionError(f"hand cards under {px} px: {heights}") from None
 
 

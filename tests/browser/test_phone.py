@@ -9,6 +9,8 @@ import pytest
 from tests.browser.conftest import (
     OpenPage,
     Table,
+    box,
+    boxes,
     create_room,
     new_guest,
     no_horizontal_overflow,
@@ -64,8 +66,7 @@ def test_phone_screen_has_no_horizontal_overflow(live_server, open_page: OpenPag
     assert_fits(page)
 
     assert len(table.hand()) == 5
-    right = page.eval_on_selector('[data-testid="hand"]', "e => e.getBoundingClientRect().right")
-    assert right <= PHONE["width"]
+    assert box(page, '[data-testid="hand"]')["right"] <= PHONE["width"]
 
     # Back to the lobby, now with rooms listed: still no sideways scrolling.
     lobby.reload()
@@ -87,11 +88,7 @@ def test_phone_hand_of_ten_fans_out_in_one_row(live_server, open_page: OpenPage)
         "() => document.querySelectorAll('[data-testid=\"hand\"] [data-card]').length === 10",
         timeout=5000,
     )
-    cards = page.eval_on_selector_all(
-        '[data-testid="hand"] [data-card]',
-        "els => els.map(e => { const r = e.getBoundingClientRect();"
-        " return {top: r.top, left: r.left, right: r.right, height: r.height}; })",
-    )
+    cards = boxes(page, '[data-testid="hand"] [data-card]')
     assert len({round(c["top"]) for c in cards}) == 1, cards
     assert cards[0]["left"] >= 0 and cards[-1]["right"] <= PHONE["width"], cards
     assert all(c["height"] >= 44 for c in cards), cards

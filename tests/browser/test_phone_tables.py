@@ -23,6 +23,8 @@ import pytest
 
 from tests.browser.conftest import (
     OpenPage,
+    box,
+    boxes,
     new_guest,
     wait_hand_cards_at_least,
     wait_hand_settled,
@@ -102,9 +104,7 @@ def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
 
 def assert_opponent_strip(page: Any, phone: bool) -> None:
     """The opponents: on a phone one row of chips, however many there are."""
-    tops = page.eval_on_selector_all(
-        ".opponents > .seat", "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
-    )
+    tops = [round(b["top"]) for b in boxes(page, ".opponents > .seat")]
     assert tops
     if phone:
         assert len(set(tops)) == 1, f"opponents in {len(set(tops))} rows"
@@ -232,6 +232,6 @@ def test_remmi_demmi_with_nine_keeps_the_floor_in_view_after_six_trades(
     page.wait_for_selector('[data-testid="btn-claim"].is-armed')
     page.get_by_test_id("btn-claim").click()
     page.wait_for_selector('[data-testid="my-claim"]')
-    height = page.eval_on_selector('[data-testid="hand"]', "e => e.getBoundingClientRect().height")
+    height = box(page, '[data-testid="hand"]')["height"]
     assert height <= 60, f"the empty hand is {height} px tall"
     assert_fits(page)

@@ -217,9 +217,11 @@ def test_on_a_phone_the_chat_folds_below_the_hand(live_server, open_page: OpenPa
 
 def page_box(page: Any, testid: str) -> dict[str, float]:
     """Where an element is on the page (not the viewport): top and bottom."""
-    box: dict[str, float] = page.eval_on_selector(
-        f'[data-testid="{testid}"]',
-        "el => { const r = el.getBoundingClientRect();"
-        " return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY}; }",
+    found: dict[str, float] = page.evaluate(
+        """(testid) => {
+            const r = document.querySelector(`[data-testid="${testid}"]`).getBoundingClientRect();
+            return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY};
+        }""",
+        testid,
     )
-    return box
+    return found
