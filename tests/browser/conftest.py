@@ -372,15 +372,16 @@ class Table:
 
 
 def boxes(page: Any, selector: str) -> list[dict[str, float]]:
-    """Where each element matching ``selector`` sits in the viewport, found and
-    measured in one step. Playwright's ``eval_on_selector_all`` finds the
-    elements and measures them in two round trips: a redraw in between (a
-    bot's move) detaches them, and every box then reads 0."""
+    """Where each element matching ``selector`` sits in the viewport (and
+    ``scroll_y``, how far the page is scrolled), found and measured in one
+    step. Playwright's ``eval_on_selector_all`` finds the elements and
+    measures them in two round trips: a redraw in between (a bot's move)
+    detaches them, and every box then reads 0."""
     found: list[dict[str, float]] = page.evaluate(
         """(selector) => [...document.querySelectorAll(selector)].map(el => {
             const r = el.getBoundingClientRect();
             return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
-                    width: r.width, height: r.height};
+                    width: r.width, height: r.height, scroll_y: window.scrollY};
         })""",
         selector,
     )

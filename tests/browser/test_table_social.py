@@ -10,6 +10,7 @@ import pytest
 from tests.browser.conftest import (
     OpenPage,
     Table,
+    box,
     card_text,
     create_room,
     new_guest,
@@ -217,11 +218,5 @@ def test_on_a_phone_the_chat_folds_below_the_hand(live_server, open_page: OpenPa
 
 def page_box(page: Any, testid: str) -> dict[str, float]:
     """Where an element is on the page (not the viewport): top and bottom."""
-    found: dict[str, float] = page.evaluate(
-        """(testid) => {
-            const r = document.querySelector(`[data-testid="${testid}"]`).getBoundingClientRect();
-            return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY};
-        }""",
-        testid,
-    )
-    return found
+    found = box(page, f'[data-testid="{testid}"]')
+    return {"top": found["top"] + found["scroll_y"], "bottom": found["bottom"] + found["scroll_y"]}
