@@ -66,7 +66,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +87,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HARD_CAP_S = 300.0  # the longest measured window
 SETTLE_S = 1.5  # pause before reading memory
 INTERLEAVE_SETTLE_S = 1.0  # load before each slice of an interleaved run, not measured
+# Any of the pauses above in a --quick run: a smoke run checks the figures come, not their accuracy.
+QUICK_SETTLE_S = 0.3
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -396,7 +398,7 @@ async def set_up_side(kind: str, plan: Plan, servers: list[Server], pad: int) ->
     async def memory(label: str) -> None:
         # Memory per connection and per room is the idle shape's business.
         if plan.shape == "idle":
-            await asyncio.sleep(0.3 if plan.quick else SETTLE_S)
+            await asyncio.sleep(QUICK_SETTLE_S if plan.quick else SETTLE_S)
         side.rss[label] = [s.rss_kb() for s in servers]
 
     async with asyncio.timeout(plan.setup_limit_s):
@@ -451,7 +453,7 @@ async def run_side(kind: str, plan: Plan, servers: list[Server], pad: int) -> di
     await measure_slice(side, plan.duration)
     side.rss["end"] = [s.rss_kb() for s in servers]
     await side.gen.stop()
-    await asyncio.sleep(1)  # what the server still had queued is done
+    await asyncio.sleep(QUICK_SETTLE_S if plan.quick else 1)  # the server's queue drains
     speed.append(await asyncio.to_thread(machine_speed_ms, speed_core))
     await side.gen.close(30 + side.gen.connections / 200)
     if spy is not None:
@@ -532,12 +534,12 @@ async def run_interleaved(plan: Plan, kartu_servers: list[Server], raw_servers: 
             # and not during the slice (LoadGenerator.begin_window).
             quiet_collector()
             side.gen.activate()
-            await asyncio.sleep(INTERLEAVE_SETTLE_S)
+            await asyncio.sleep(QUICK_SETTLE_S if plan.quick else INTERLEAVE_SETTLE_S)
             await measure_slice(side, slice_s)
             await side.gen.stop()
     for side in (kartu, raw):
         side.rss["end"] = [s.rss_kb() for s in side.servers]
-    await asyncio.sleep(1)
+    await asyncio.sleep(QUICK_SETTLE_S if plan.quick else 1)  # the servers' queues drain
     speed.append(await asyncio.to_thread(machine_speed_ms, speed_core))
     for side in (kartu, raw):
         await side.gen.close(30 + side.gen.connections / 200)
@@ -938,7 +940,7 @@ def _fmt(value: Any, decimals: int) -> str:
     return str(value)
 
 
-def print_table(table: list[tuple[str, ...]], left: tuple[int, ...]) -> None:
+def print_table(table: Sequence[tuple[str, ...]], left: tuple[int, ...]) -> None:
     """Rows of cells in aligned columns, the first row a header ruled off
     beneath; the columns in ``left`` aligned left, the rest (figures) right."""
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
