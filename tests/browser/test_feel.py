@@ -213,7 +213,9 @@ def test_keys_draw_and_discard_and_are_ignored_while_typing(
     assert len(table.hand()) == 10 and "KC" in table.hand()
     page.keyboard.press("d")
     table.wait_hand_size(11)
-    # X discards the selected card.
+    # X discards the selected card, once Discard is lit: the drawn card shows
+    # with the state, a moment before the draw's ack frees the buttons.
+    expect(page.get_by_test_id("btn-discard")).to_be_enabled()
     page.keyboard.press("x")
     page.wait_for_selector('[data-testid="card-KC"]', state="detached")
     page.wait_for_selector('[data-testid="discard-top"][data-card="KC"]')
