@@ -1036,7 +1036,7 @@ export class BasicRummyTable {
       const left = deadline - now;
       clock.querySelector('.clock-text').textContent = formatClock(left);
       const fill = clock.querySelector('.clock-fill');
-      fill.style.width = `${Math.max(0, Math.min(1, left / this.clockSpan.total)) * 100}%`;
+      fill.style.transform = `scaleX(${Math.max(0, Math.min(1, left / this.clockSpan.total))})`;
       clock.classList.toggle('is-low', left < 10_000);
       clock.setAttribute('aria-label', t('clock.seconds_left', { n: Math.max(0, Math.ceil(left / 1000)) }));
     }

@@ -336,7 +336,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
         h('div', { class: 'rd-timer-row' },
           h('span', { class: 'rd-timer-label' }, v.phase === 'game_over' ? t('phase.game_over') : t('rd.round_over')),
           h('span', { class: 'rd-timer-text', testid: 'rd-timer-text' }, '0:00')),
-        h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill', style: 'width:0%' })));
+        h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill', style: 'transform:scaleX(0)' })));
     }
     if (v.stage === 'dealt') {
       const speeds = ['snail', 'lightning'];
@@ -356,7 +356,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
             onclick: () => this.act({ kind: 'start_timer', speed }),
           }, icon(speed), speed === 'snail' ? t('rd.snail') : t('rd.lightning'),
           h('small', { class: 'rd-speed-len' }, formatClock(this.speedMs(speed)))))) : null,
-        h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill', style: 'width:100%' })));
+        h('div', { class: 'rd-bar' }, h('span', { class: 'rd-bar-fill' })));
     }
     return h('section', {
       class: 'rd-timer is-running', testid: 'rd-timer', role: 'timer',
@@ -817,7 +817,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
       const text = box.querySelector('.rd-timer-text');
       if (text) text.textContent = formatClock(left);
       const fill = box.querySelector('.rd-bar-fill');
-      if (fill) fill.style.width = `${Math.max(0, Math.min(1, left / total)) * 100}%`;
+      if (fill) fill.style.transform = `scaleX(${Math.max(0, Math.min(1, left / total))})`;
       box.classList.toggle('is-low', left < 10_000);
       box.dataset.left = String(Math.ceil(left / 1000));
       box.setAttribute('aria-label', t('rd.trading_left', { n: Math.ceil(left / 1000) }));

@@ -1,5 +1,6 @@
 """The table's feel in a real browser: sounds, cards in flight, keyboard
-shortcuts and the focus ring (static/js/feel.js, sound.js, motion.js, keys.js).
+shortcuts, the focus ring (static/js/feel.js, sound.js, motion.js, keys.js)
+and what keeps moving while a table waits for its player.
 
 The sounds are watched at the Web Audio API itself: an init script wraps
 ``start`` of the oscillators and of the noise buffers (every sound
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, Table, new_guest
+from tests.browser.conftest import OpenPage, Table, create_room, new_guest
 from tests.browser.game_rooms import create_game_room, start_with_bots
 from tests.browser.test_remmi_demmi import ANA as RD_ANA
 from tests.browser.test_remmi_demmi import BO as RD_BO
@@ -270,3 +271,44 @@ def test_the_focus_ring_is_not_the_new_card_glow(live_server, open_page: OpenPag
     styled = button.evaluate(RING)
     assert styled["visible"] and styled["outline"].startswith("solid rgb(255, 255, 255)"), styled
     assert "rgb(29, 78, 216)" in styled["shadow"], styled
+
+
+# The animations and transitions running in the page now: what each moves,
+# and whether it runs for ever (a CSS property named as the keyframes name it).
+RUNNING = """() => document.getAnimations().filter(a => a.playState === 'running').map(a => ({
+  name: a.animationName || a.transitionProperty,
+  moves: a.transitionProperty ? [a.transitionProperty] : [...new Set(
+    a.effect.getKeyframes().flatMap(Object.keys))].filter(
+      k => !['offset', 'computedOffset', 'easing', 'composite'].includes(k)),
+  endless: a.effect.getTiming().iterations === Infinity,
+  clock: !!a.effect.target?.matches('.clock-fill, .rd-bar-fill'),
+}))"""
+COMPOSITED = {"opacity", "transform"}
+
+
+@pytest.mark.parametrize("game", ["basic_rummy", "remmi_demmi"])
+def test_a_table_waiting_for_its_player_moves_only_what_the_browser_composites(
+    live_server, open_page: OpenPage, game: str
+) -> None:
+    # A live pile beckons for as long as the turn lasts and a clock runs down
+    # all the while: anything but opacity and transform would be painted again
+    # every frame, a phone's battery spent on a table that waits.
+    ana = new_guest(live_server.url, "Ana")
+    if game == "basic_rummy":
+        room = create_room(live_server.url, ana, 2, turn_clock_s=60, bot_delay_ms=0)
+    else:
+        room = create_game_room(live_server.url, ana, game, 4, seed=7, timer_s=60,
+                                bot_delay_ms=10_000)
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana)
+    start_with_bots(page)
+    if game == "basic_rummy":
+        Table(page).wait_my_turn_to_draw()
+        wanted = "list.some(a => a.endless) && list.some(a => a.clock)"
+    else:
+        page.get_by_test_id("btn-start-lightning").click()
+        wanted = "list.some(a => a.clock)"
+    # The moment both run: the pile's pulse and a step of the clock's bar.
+    running = page.wait_for_function(
+        f"() => {{ const list = ({RUNNING})(); return {wanted} ? list : null; }}"
+    ).json_value()
+    assert all(set(a["moves"]) <= COMPOSITED for a in running), running
