@@ -10,7 +10,7 @@
 
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { copyText, formatClock, h, mount } from './dom.js';
-import { bySeat, cls } from './ui.js';
+import { bySeat, cls, fillBar } from './ui.js';
 import { replayLink, rulesButton, tableDealNotes } from './help.js';
 import { errorText, has, listText, t, tn } from './i18n.js';
 import { gameName } from './lobby.js';
@@ -1035,8 +1035,7 @@ export class BasicRummyTable {
       }
       const left = deadline - now;
       clock.querySelector('.clock-text').textContent = formatClock(left);
-      const fill = clock.querySelector('.clock-fill');
-      fill.style.transform = `scaleX(${Math.max(0, Math.min(1, left / this.clockSpan.total))})`;
+      fillBar(clock.querySelector('.clock-fill'), left / this.clockSpan.total);
       clock.classList.toggle('is-low', left < 10_000);
       clock.setAttribute('aria-label', t('clock.seconds_left', { n: Math.max(0, Math.ceil(left / 1000)) }));
     }

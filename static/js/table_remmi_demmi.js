@@ -16,7 +16,7 @@
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardShell, installSprite, sortByKey, symbolsMarkup } from './cards.js';
 import { esc, formatClock, h } from './dom.js';
-import { cls, renderTable, signed } from './ui.js';
+import { cls, fillBar, renderTable, signed } from './ui.js';
 import { rdReasonText, tableDealNotes } from './help.js';
 import { has, t } from './i18n.js';
 import { whyButton } from './table_basic_rummy.js';
@@ -817,7 +817,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
       const text = box.querySelector('.rd-timer-text');
       if (text) text.textContent = formatClock(left);
       const fill = box.querySelector('.rd-bar-fill');
-      if (fill) fill.style.transform = `scaleX(${Math.max(0, Math.min(1, left / total))})`;
+      if (fill) fillBar(fill, left / total);
       box.classList.toggle('is-low', left < 10_000);
       box.dataset.left = String(Math.ceil(left / 1000));
       box.setAttribute('aria-label', t('rd.trading_left', { n: Math.ceil(left / 1000) }));

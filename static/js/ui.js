@@ -216,6 +216,15 @@ export class CardDrag {
 }
 
 /**
+ * Runs a clock's bar down to `fraction` (0-1, clamped) of its length, by
+ * scaleX (see .clock-fill in style.css): the browser composites it without
+ * laying the page out again.
+ */
+export function fillBar(fill, fraction) {
+  fill.style.transform = `scaleX(${Math.max(0, Math.min(1, fraction))})`;
+}
+
+/**
  * The time on the server's clock: `serverNow()` of the socket when it has
  * measured its offset, else the view's `server_time` carried forward.
  */
