@@ -50,15 +50,16 @@ run: migrate
 	$(BIN)/python -m app --host $(HOST) --port $(PORT)
 
 # The engine's tests are pure computation: they run on every core. The server tests
-# (each starts its own servers, databases and ports, and spends much of its time waiting
-# on them) run two files at a time. The browser tests run one at a time: Chromium alone
-# keeps the cores busy, and they are about what a player sees in time.
+# (each starts its own servers, databases and ports, and spends most of its time waiting
+# on them) run three files at a time: they wait more than they compute, and on two cores
+# a fourth only queues for the CPU. The browser tests run one at a time: Chromium alone keeps the cores busy,
+# and they are about what a player sees in time.
 PURE_TESTS    := tests/engine
 BROWSER_TESTS := tests/browser
-TWO_FILES_AT_A_TIME := -n 2 --dist loadfile
+SERVER_TESTS_AT_ONCE := -n 3 --dist loadfile
 test: setup
 	$(BIN)/pytest -n auto $(PURE_TESTS)
-	$(BIN)/pytest $(TWO_FILES_AT_A_TIME) --ignore=$(PURE_TESTS) --ignore=$(BROWSER_TESTS)
+	$(BIN)/pytest $(SERVER_TESTS_AT_ONCE) --ignore=$(PURE_TESTS) --ignore=$(BROWSER_TESTS)
 	$(BIN)/pytest $(BROWSER_TESTS)
 
 # The engine and app tests again, in $(LOWEST_VENV): every direct dependency at the
@@ -75,7 +76,7 @@ $(LOWEST_VENV)/.installed: $(LOWEST_LOCK) pyproject.toml | $(LOWEST_VENV)/bin/py
 test-lowest: $(LOWEST_VENV)/.installed
 	$(LOWEST_VENV)/bin/python -c "$$CHECK_LOWEST"
 	$(LOWEST_VENV)/bin/pytest -n auto $(PURE_TESTS)
-	$(LOWEST_VENV)/bin/pytest $(TWO_FILES_AT_A_TIME) $(filter-out $(PURE_TESTS),$(LOWEST_TESTS))
+	$(LOWEST_VENV)/bin/pytest $(SERVER_TESTS_AT_ONCE) $(filter-out $(PURE_TESTS),$(LOWEST_TESTS))
 
 # Fails when $(LOWEST_LOCK) has drifted from pyproject.toml: every direct dependency
 # must sit exactly at its lower bound (run `make lock` after changing one).

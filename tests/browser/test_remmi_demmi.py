@@ -51,7 +51,7 @@ def test_offer_to_the_bots_gets_an_answer_and_a_trade(live_server, open_page: Op
         "remmi_demmi",
         4,
         seed=7,
-        timer_s=12,
+        timer_s=10,
         rounds=1,
         bot_delay_ms=100,
         round_pause_ms=30_000,
@@ -73,7 +73,7 @@ def test_offer_to_the_bots_gets_an_answer_and_a_trade(live_server, open_page: Op
 
     # The countdown bar runs down from the server's deadline.
     left = int(page.get_by_test_id("rd-timer").get_attribute("data-left") or "0")
-    assert 8 <= left <= 12
+    assert 6 <= left <= 10
     page.wait_for_function(
         "n => Number(document.querySelector('[data-testid=\"rd-timer\"]').dataset.left) < n",
         arg=left,

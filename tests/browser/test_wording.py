@@ -134,7 +134,8 @@ def test_a_bot_playing_for_an_away_player_is_named_so(
 ) -> None:
     ana = new_guest(live_server.url, "Ana")
     # Ana never moves: after a one-second turn clock a bot plays her turns.
-    room = create_room(live_server.url, ana, 2, turn_clock_s=1, bot_delay_ms=1500)
+    room = create_room(live_server.url, ana, 2, turn_clock_s=1, bot_delay_ms=400,
+                       seed=1)
     page = open_page(f"{live_server.url}/?room={room}", identity=ana)
     me = Table(page)
     me.add_bots_and_start(1)
