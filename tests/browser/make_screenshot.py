@@ -1,7 +1,9 @@
 """Takes the pictures in docs/: ``docs/screenshot.png``, a Basic Rummy table
 mid-game at 1280x800; ``docs/screenshots/phone-<game>.png``, each game's table
-on a 390x844 phone; ``docs/screenshots/desktop-remmi-demmi.png``, Remmi
-Demmi's trading floor at 1366x900.
+on a 390x844 phone; ``docs/screenshots/sideways-basic-rummy.png``, Basic Rummy
+on the same phone held sideways (844x390);
+``docs/screenshots/desktop-remmi-demmi.png``, Remmi Demmi's trading floor at
+1366x900.
 
 Run from the repository root: ``.venv/bin/python tests/browser/make_screenshot.py``
 (needs ``/usr/bin/chromium``). It starts its own server on a free port and
@@ -40,6 +42,7 @@ from tests.live import start_server  # noqa: E402
 OUTPUT = ROOT / "docs" / "screenshot.png"
 SCREENS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844, "touch": True}
+PHONE_SIDEWAYS = {"width": 844, "height": 390, "touch": True}
 DESKTOP = {"width": 1366, "height": 900}
 # Seats at each game's table in the pictures.
 SEATS = {"basic_rummy": 4, "indonesian_remi": 4, "traditional_remi": 3, "remmi_demmi": 6}
@@ -107,9 +110,11 @@ def open_game(browser: Any, url: str, game: str, size: dict[str, Any], **options
     return page
 
 
-def turn_game(browser: Any, url: str, game: str, output: Path) -> None:
+def turn_game(
+    browser: Any, url: str, game: str, output: Path, size: dict[str, Any] = PHONE
+) -> None:
     """A turn-based game on a phone: the player's turn, a card drawn and one selected."""
-    page = open_game(browser, url, game, PHONE)
+    page = open_game(browser, url, game, size)
     page.wait_for_selector('[data-testid="stock"]:enabled', timeout=30_000)
     before = hand(page)
     page.get_by_test_id("stock").click()
@@ -158,6 +163,9 @@ def make_screenshots() -> list[Path]:
                         path = SCREENS / f"phone-{game.replace('_', '-')}.png"
                         turn_game(browser, server.url, game, path)
                         made.append(path)
+                    path = SCREENS / "sideways-basic-rummy.png"
+                    turn_game(browser, server.url, "basic_rummy", path, PHONE_SIDEWAYS)
+                    made.append(path)
                     for name, size in (("phone", PHONE), ("desktop", DESKTOP)):
                         path = SCREENS / f"{name}-remmi-demmi.png"
                         remmi_demmi(browser, server.url, size, path)
