@@ -183,8 +183,27 @@ def trade_once(page: Any) -> None:
     page.wait_for_selector('[data-testid="offer-0"]', state="detached")
 
 
+# The chosen target's words against the room the picker gives them: its width
+# but its padding and the arrow Chromium draws (a picker sized to its words
+# leaves them about 16 px beside it).
+TARGET_TEXT = """sel => {
+    const style = getComputedStyle(sel);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = style.font;
+    const text = sel.options[sel.selectedIndex].text;
+    const room = sel.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+        - ARROW_PX;
+    return {text, need: Math.ceil(ctx.measureText(text).width), room: Math.floor(room)};
+}"""
+ARROW_PX = 16
+
+
 def assert_trading_floor(page: Any, phone: bool) -> None:
     assert_on_screen(page, SHOWN["remmi_demmi"], phone)
+    # Whom to offer to reads whole ("to anyone", not "to a…").
+    target = page.get_by_test_id("rd-target").evaluate(
+        TARGET_TEXT.replace("ARROW_PX", str(ARROW_PX)))
+    assert target["need"] <= target["room"], target
     # The order: timer, open offers, then the hand; the trades come after it.
     order = page.evaluate(
         """() => ['rd-timer', 'offers', 'hand', 'btn-offer', 'trades']
