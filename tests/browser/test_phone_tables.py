@@ -1,8 +1,8 @@
 """Every table fits a phone: each game at its largest seat count shows the
-piles and the melds (Remmi Demmi: the timer and the open offers), your hand
-and the action buttons on one screen, without scrolling: on a phone (390x844,
-a touch screen), the same phone held sideways (844x390), a desktop (1366x900)
-and a laptop's short browser window (1366x650).
+piles and the melds (Remmi Demmi: the timer, the point men and the open
+offers), your hand and the action buttons on one screen, without scrolling:
+on a phone (390x844, a touch screen), the same phone held sideways (844x390),
+a desktop (1366x900) and a laptop's short browser window (1366x650).
 
 Read from the page with getBoundingClientRect after scrolling to the top: an
 element counts as shown when it lies inside the viewport and nothing covers
@@ -50,7 +50,7 @@ SHOWN = {
     "basic_rummy": ["stock", "discard-top", "melds", "hand", "btn-meld", "btn-discard"],
     "traditional_remi": ["stock", "discard-top", "melds", "hand", "btn-meld", "btn-discard"],
     "indonesian_remi": ["stock", "discard", "melds", "hand", "btn-meld", "btn-discard"],
-    "remmi_demmi": ["rd-timer", "offers", "hand", "btn-offer", "btn-claim"],
+    "remmi_demmi": ["rd-timer", "point-men", "offers", "hand", "btn-offer", "btn-claim"],
 }
 BUTTONS = {"btn-meld", "btn-discard", "btn-offer", "btn-claim"}
 
