@@ -52,8 +52,8 @@ run: migrate
 # The engine's tests are pure computation: they run on every core. The server tests
 # (each starts its own servers, databases and ports, and spends most of its time waiting
 # on them) run three files at a time: they wait more than they compute, and on two cores
-# a fourth only queues for the CPU. The browser tests run one at a time: Chromium alone keeps the cores busy,
-# and they are about what a player sees in time.
+# a fourth only queues for the CPU. The browser tests run one at a time: Chromium alone
+# keeps the cores busy, and they are about what a player sees in time.
 PURE_TESTS    := tests/engine
 BROWSER_TESTS := tests/browser
 SERVER_TESTS_AT_ONCE := -n 3 --dist loadfile

@@ -9,6 +9,11 @@ from tests.browser.conftest import CARD_TAP, create_room, hand, no_horizontal_ov
 from tests.browser.conftest import select_cards as select
 
 PHONE = {"width": 375, "height": 667}
+# The screens the tables' layout is checked on and pictured in (test_phone_tables,
+# make_screenshot): a touch phone upright and held sideways, and a desktop.
+TOUCH_PHONE = {"width": 390, "height": 844, "touch": True}
+TOUCH_PHONE_SIDEWAYS = {"width": 844, "height": 390, "touch": True}
+DESKTOP = {"width": 1366, "height": 900}
 
 
 def create_game_room(

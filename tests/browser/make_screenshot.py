@@ -37,13 +37,11 @@ from tests.browser.conftest import (  # noqa: E402
     scenario,
     select_cards,
 )
+from tests.browser.game_rooms import DESKTOP, TOUCH_PHONE, TOUCH_PHONE_SIDEWAYS  # noqa: E402
 from tests.live import start_server  # noqa: E402
 
 OUTPUT = ROOT / "docs" / "screenshot.png"
 SCREENS = ROOT / "docs" / "screenshots"
-PHONE = {"width": 390, "height": 844, "touch": True}
-PHONE_SIDEWAYS = {"width": 844, "height": 390, "touch": True}
-DESKTOP = {"width": 1366, "height": 900}
 # Seats at each game's table in the pictures.
 SEATS = {"basic_rummy": 4, "indonesian_remi": 4, "traditional_remi": 3, "remmi_demmi": 6}
 # True once every animation of the page has ended, but for those that never
@@ -111,7 +109,7 @@ def open_game(browser: Any, url: str, game: str, size: dict[str, Any], **options
 
 
 def turn_game(
-    browser: Any, url: str, game: str, output: Path, size: dict[str, Any] = PHONE
+    browser: Any, url: str, game: str, output: Path, size: dict[str, Any] = TOUCH_PHONE
 ) -> None:
     """A turn-based game on a phone: the player's turn, a card drawn and one selected."""
     page = open_game(browser, url, game, size)
@@ -164,9 +162,9 @@ def make_screenshots() -> list[Path]:
                         turn_game(browser, server.url, game, path)
                         made.append(path)
                     path = SCREENS / "sideways-basic-rummy.png"
-                    turn_game(browser, server.url, "basic_rummy", path, PHONE_SIDEWAYS)
+                    turn_game(browser, server.url, "basic_rummy", path, TOUCH_PHONE_SIDEWAYS)
                     made.append(path)
-                    for name, size in (("phone", PHONE), ("desktop", DESKTOP)):
+                    for name, size in (("phone", TOUCH_PHONE), ("desktop", DESKTOP)):
                         path = SCREENS / f"{name}-remmi-demmi.png"
                         remmi_demmi(browser, server.url, size, path)
                         made.append(path)

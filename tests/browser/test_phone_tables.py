@@ -30,15 +30,21 @@ from tests.browser.conftest import (
     wait_hand_cards_at_least,
     wait_hand_settled,
 )
-from tests.browser.game_rooms import assert_fits, create_game_room, draw_from_stock, hand, select
+from tests.browser.game_rooms import (
+    DESKTOP,
+    TOUCH_PHONE,
+    TOUCH_PHONE_SIDEWAYS,
+    assert_fits,
+    create_game_room,
+    draw_from_stock,
+    hand,
+    select,
+)
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"width": 390, "height": 844, "touch": True}
-PHONE_SIDEWAYS = {"width": 844, "height": 390, "touch": True}
-DESKTOP = {"width": 1366, "height": 900}
 LAPTOP = {"width": 1366, "height": 650}
-VIEWPORTS = {"phone": PHONE, "phone-sideways": PHONE_SIDEWAYS, "desktop": DESKTOP,
+VIEWPORTS = {"phone": TOUCH_PHONE, "phone-sideways": TOUCH_PHONE_SIDEWAYS, "desktop": DESKTOP,
              "laptop": LAPTOP}
 TOUCH_PX = 44
 SHOT = "/tmp/phone_{game}.png"
@@ -186,13 +192,13 @@ def trade_once(page: Any) -> None:
 # The chosen target's words against the room the picker gives them: its width
 # but its padding and the arrow Chromium draws (a picker sized to its words
 # leaves them about 16 px beside it).
-TARGET_TEXT = """sel => {
+TARGET_TEXT = """(sel, arrow) => {
     const style = getComputedStyle(sel);
     const ctx = document.createElement('canvas').getContext('2d');
     ctx.font = style.font;
     const text = sel.options[sel.selectedIndex].text;
     const room = sel.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
-        - ARROW_PX;
+        - arrow;
     return {text, need: Math.ceil(ctx.measureText(text).width), room: Math.floor(room)};
 }"""
 ARROW_PX = 16
@@ -201,8 +207,7 @@ ARROW_PX = 16
 def assert_trading_floor(page: Any, phone: bool) -> None:
     assert_on_screen(page, SHOWN["remmi_demmi"], phone)
     # Whom to offer to reads whole ("to anyone", not "to a…").
-    target = page.get_by_test_id("rd-target").evaluate(
-        TARGET_TEXT.replace("ARROW_PX", str(ARROW_PX)))
+    target = page.get_by_test_id("rd-target").evaluate(TARGET_TEXT, ARROW_PX)
     assert target["need"] <= target["room"], target
     # The order: timer, open offers, then the hand; the trades come after it.
     order = page.evaluate(
