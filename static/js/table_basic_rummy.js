@@ -585,7 +585,7 @@ export class BasicRummyTable {
                 : t('pile.discard_label', { card: parseCard(top)?.name || top }),
             }, cardElement(top))
             : h('span', { class: 'card-slot', testid: 'discard-empty' }, t('pile.empty'))),
-        h('span', { class: 'pile-label' }, `${t('pile.discard')}${discard.length ? ` · ${discard.length}` : ''}`)),
+        h('span', { class: 'pile-label' }, `${t('pile.discard')}${discard.length ? `\u00a0· ${discard.length}` : ''}`)),
       this.turnBox(turnName));
   }
 

@@ -277,7 +277,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
               onclick: () => this.chooseTake(id),
             }, cardElement(id));
           }) : h('span', { class: 'card-slot', testid: 'discard-empty' }, t('pile.empty'))),
-        h('span', { class: 'pile-label' }, `${t('pile.discard')}${discard.length ? ` · ${discard.length}` : ''} · ${t('ir.top_takeable', { n: TAKE_DEPTH })}`)),
+        h('span', { class: 'pile-label' }, `${t('pile.discard')}${discard.length ? `\u00a0· ${discard.length}` : ''}\u00a0· ${t('ir.top_takeable', { n: TAKE_DEPTH })}`)),
       this.turnBox(turnName));
   }
 

@@ -315,12 +315,19 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const chip = super.seatChip(s, options);
     const v = this.view;
     const stats = chip.querySelector('.seat-stats');
+    // A claim or an offer follows the card count; a phone's narrow chip shows it
+    // instead of the count (every hand holds nine while trading).
+    const tag = (cls_, testid, text) => {
+      chip.classList.add('has-tag');
+      stats?.append(h('span', { class: 'rd-seat-tag' }, h('span', { class: 'rd-tag-sep' }, ' · '),
+        h('span', { class: cls_, testid }, text)));
+    };
     if (s.claimed !== null && s.claimed !== undefined) {
       chip.classList.add('has-claimed');
-      stats?.append(' · ', h('span', { class: 'rd-claim-tag', testid: `claimed-${s.seat}` }, `${t('rd.claim_call')} ★${s.claimed}`));
+      tag('rd-claim-tag', `claimed-${s.seat}`, `${t('rd.claim_call')} ★${s.claimed}`);
     } else if (s.offer) {
       const to = s.offer_to === null || s.offer_to === undefined ? '' : ` → ${this.nameOf(s.offer_to)}`;
-      stats?.append(' · ', h('span', { class: 'rd-offer-tag', testid: `seat-offer-${s.seat}` }, `${t('rd.offers_n', { n: s.offer })}${to}`));
+      tag('rd-offer-tag', `seat-offer-${s.seat}`, `${t('rd.offers_n', { n: s.offer })}${to}`);
     }
     if (v.frantic && s.peeked) stats?.append(' · ', h('span', { class: 'muted' }, t('rd.peeked_tag')));
     // Nobody takes turns here: the "to play" flag never applies.
@@ -608,8 +615,9 @@ export class RemmiDemmiTable extends BasicRummyTable {
         style: `--n: ${hand.length}; --g: ${groups.length}`,
       },
         groups.map((g) => h('div', { class: cls('rd-group', `rd-group-${g.k}`), dataset: { group: g.k } },
-          h('span', { class: 'rd-group-label' },
-            mode === 'figure' ? figureName(g.k) : colourName(g.k), h('b', null, ` ${g.cards.length}`)),
+          h('span', { class: 'rd-group-label', title: mode === 'figure' ? figureName(g.k) : colourName(g.k) },
+            h('span', { class: 'rd-group-name' }, mode === 'figure' ? figureName(g.k) : colourName(g.k)),
+            h('b', null, ` ${g.cards.length}`)),
           h('div', { class: 'rd-group-cards' }, g.cards.map((id) => rdCardElement(id, {
             interactive,
             selected: this.selected.has(id),

@@ -2,7 +2,10 @@
 piles and the melds (Remmi Demmi: the timer, the point men and the open
 offers), your hand and the action buttons on one screen, without scrolling:
 on a phone (390x844, a touch screen), the same phone held sideways (844x390),
-a desktop (1366x900) and a laptop's short browser window (1366x650).
+a small phone (360x640), a desktop (1366x900) and a laptop's short browser
+window (1366x650). Words are longer in some languages than in English: each
+language the client offers is checked on the small phone too (and Remmi
+Demmi's target picker on the laptop), so no label pushes the table off it.
 
 Read from the page with getBoundingClientRect after scrolling to the top: an
 element counts as shown when it lies inside the viewport and nothing covers
@@ -44,8 +47,12 @@ from tests.browser.game_rooms import (
 pytestmark = pytest.mark.browser
 
 LAPTOP = {"width": 1366, "height": 650}
-VIEWPORTS = {"phone": TOUCH_PHONE, "phone-sideways": TOUCH_PHONE_SIDEWAYS, "desktop": DESKTOP,
-             "laptop": LAPTOP}
+# The smallest screen of phones still common (in CSS pixels).
+SMALL_PHONE = {"width": 360, "height": 640, "touch": True}
+VIEWPORTS = {"phone": TOUCH_PHONE, "phone-sideways": TOUCH_PHONE_SIDEWAYS,
+             "small-phone": SMALL_PHONE, "desktop": DESKTOP, "laptop": LAPTOP}
+# The client's languages besides English (static/js/i18n.js), as browser locales.
+OTHER_LANGUAGES = ["fr-FR", "id-ID", "nb-NO", "sr-RS"]
 TOUCH_PX = 44
 SHOT = "/tmp/phone_{game}.png"
 
@@ -85,6 +92,14 @@ MEASURE = """ids => {
 }"""
 
 
+# The buttons whose words must show whole (the stock's count sits over its edge on purpose).
+CLIPPED_BUTTONS = """() => [...document.querySelectorAll(
+        '.head-actions .btn, .me .controls .btn, .me .controls select')]
+    .filter(b => b.offsetParent && b.scrollWidth > b.clientWidth + 1)
+    .map(b => `${b.dataset.testid || b.className}: ${b.innerText || b.value} `
+        + `(${b.scrollWidth} px in ${b.clientWidth})`)"""
+
+
 def at_top(page: Any) -> None:
     page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_function("() => window.scrollY === 0")
@@ -109,6 +124,8 @@ def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
     if phone:
         wait_hand_cards_at_least(page, TOUCH_PX)
     assert_fits(page)
+    clipped = page.evaluate(CLIPPED_BUTTONS)
+    assert not clipped, f"words cut: {clipped}"
     return report
 
 
@@ -120,11 +137,12 @@ def assert_opponent_strip(page: Any, phone: bool) -> None:
         assert len(set(tops)) == 1, f"opponents in {len(set(tops))} rows"
 
 
-def open_table(live_server: Any, open_page: OpenPage, game: str, size: dict, **options: Any) -> Any:
+def open_table(live_server: Any, open_page: OpenPage, game: str, size: dict,
+               locale: str = "en-US", **options: Any) -> Any:
     ana = new_guest(live_server.url, "Anastasia")
     options = {"fill_bots": True, "bot_delay_ms": 100, **options}
     room = create_game_room(live_server.url, ana, game, LARGEST[game], **options)
-    page = open_page(f"{live_server.url}/?room={room}", identity=ana, **size)
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, locale=locale, **size)
     page.wait_for_selector('[data-testid="table"][data-phase="waiting"]')
     page.get_by_test_id("btn-start").click()
     page.wait_for_selector('[data-testid="table"][data-phase="playing"]')
@@ -264,3 +282,50 @@ def test_remmi_demmi_with_nine_keeps_the_floor_in_view_after_six_trades(
     height = box(page, '[data-testid="hand"]')["height"]
     assert height <= 60, f"the empty hand is {height} px tall"
     assert_fits(page)
+
+
+# --- every language ----------------------------------------------------------------
+
+
+
+def uneven_hands() -> list[list[str]]:
+    """RD_HANDS with Ana's second and third orange and purple cards swapped for
+    green ones of seats 1 and 2: one orange, one purple, seven green. The widest
+    her hand's row can be: two groups of one card under a long word each."""
+    hands = [list(h) for h in RD_HANDS]
+    giving = [c for c in hands[0] if c[0] in "OP"][1:3] + [c for c in hands[0] if c[0] == "P"][1:3]
+    for card, seat in zip(giving, (1, 1, 2, 2), strict=True):
+        green = next(c for c in hands[seat] if c[0] == "G")
+        hands[0][hands[0].index(card)], hands[seat][hands[seat].index(green)] = green, card
+    return hands
+
+
+UNEVEN_HANDS = uneven_hands()
+
+
+@pytest.mark.parametrize("locale", OTHER_LANGUAGES)
+@pytest.mark.parametrize("game", list(LARGEST))
+def test_every_language_keeps_the_table_on_a_small_phone(
+    live_server, open_page: OpenPage, game: str, locale: str
+) -> None:
+    rd = {"scenario": {"hands": UNEVEN_HANDS}, "timer_s": 100, "rounds": 1}
+    page = open_table(live_server, open_page, game, SMALL_PHONE, locale,
+                      **(rd if game == "remmi_demmi" else {}))
+    assert_opponent_strip(page, True)
+    if game == "remmi_demmi":
+        page.get_by_test_id("btn-start-snail").click()
+        page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
+        assert_trading_floor(page, True)
+    else:
+        assert_on_screen(page, SHOWN[game], True)
+
+
+@pytest.mark.parametrize("locale", OTHER_LANGUAGES)
+def test_every_language_shows_whom_an_offer_is_to_in_full_on_a_laptop(
+    live_server, open_page: OpenPage, locale: str
+) -> None:
+    page = open_table(live_server, open_page, "remmi_demmi", LAPTOP, locale,
+                      timer_s=100, rounds=1)
+    page.get_by_test_id("btn-start-snail").click()
+    page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
+    assert_trading_floor(page, False)

@@ -518,7 +518,7 @@ export default {
   "rd.status_trade": "Échangez ! Proposez des cartes d’une seule couleur ou d’une seule figure.",
   "rd.tally": "Vos cartes par couleur et par figure",
   "rd.tie_round": "Égalité en tête : une manche de plus.",
-  "rd.to_anyone": "à tout le monde",
+  "rd.to_anyone": "à tous",
   "rd.to_name": "à {name}",
   "rd.trade_n": "Échanger {n}",
   "rd.trade_status.done": "fait",

@@ -518,7 +518,7 @@ export default {
   "rd.status_trade": "Bytt! Tilby kort i én farge eller med én figur.",
   "rd.tally": "Kortene dine etter farge og figur",
   "rd.tie_round": "Delt ledelse: én runde til.",
-  "rd.to_anyone": "til hvem som helst",
+  "rd.to_anyone": "til alle",
   "rd.to_name": "til {name}",
   "rd.trade_n": "Bytt {n}",
   "rd.trade_status.done": "ferdig",
