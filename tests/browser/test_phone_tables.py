@@ -30,6 +30,7 @@ from tests.browser.conftest import (
     box,
     boxes,
     new_guest,
+    scenario,
     wait_hand_cards_at_least,
     wait_hand_settled,
 )
@@ -176,6 +177,49 @@ def test_the_largest_table_fits_without_scrolling(
     select(page, hand(page)[0])
     assert_on_screen(page, SHOWN[game], phone)
     screenshot(page, game, viewport == "phone")
+
+
+# Six at Basic Rummy, Ana the dealer: each bot holds a set of three and lays it
+# down in its first turn, so five melds are on the table when Ana's turn comes.
+FIVE_MELDS = scenario(
+    dealer=0,
+    hands=[
+        ["2S", "5D", "9C", "JH", "KS", "7D"],
+        ["3H", "3D", "3C", "8S", "TD", "QC"],
+        ["4H", "4D", "4C", "8H", "TS", "QD"],
+        ["6H", "6D", "6C", "8D", "TC", "QH"],
+        ["7H", "7S", "7C", "9S", "JD", "KC"],
+        ["5H", "5S", "5C", "9D", "JC", "KD"],
+    ],
+    stock=["2H", "2D", "2C", "AS", "AH", "AD", "AC", "3S", "4S", "6S", "8C", "9H", "TH", "JS",
+           "KH"],
+    discard=["QS"],
+)
+# The last meld, scrolled to inside the melds' box: within the box, uncovered.
+LAST_MELD = """() => {
+    const area = document.querySelector('[data-testid="melds"]');
+    area.scrollTop = area.scrollHeight;
+    const melds = area.querySelectorAll('[data-testid^="meld-"]');
+    const r = melds[melds.length - 1].getBoundingClientRect();
+    const a = area.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return {count: melds.length, scrollY: window.scrollY,
+            inside: r.top >= a.top - 0.5 && r.bottom <= a.bottom + 0.5,
+            covered: !hit || !melds[melds.length - 1].contains(hit)};
+}"""
+
+
+def test_a_small_phone_scrolls_many_melds_inside_their_box(
+    live_server, open_page: OpenPage
+) -> None:
+    """Two rows of melds on a 360x640 phone: the box shows one and a peek at the
+    next, above the dock; the rest scroll inside it, the page stays put."""
+    page = open_table(live_server, open_page, "basic_rummy", SMALL_PHONE, scenario=FIVE_MELDS)
+    page.wait_for_selector('[data-testid="stock"]:enabled', timeout=20_000)
+    assert page.locator('[data-testid="melds"] [data-testid^="meld-"]').count() == 5
+    assert_on_screen(page, SHOWN["basic_rummy"], True)
+    last = page.evaluate(LAST_MELD)
+    assert last["scrollY"] == 0 and last["inside"] and not last["covered"], last
 
 
 # --- Remmi Demmi: the trading floor --------------------------------------------------
