@@ -13,6 +13,9 @@ its centre (the sticky action bar must not hide the piles). On the phone the
 buttons and hand cards are touch targets, at least 44 px tall; nothing sticks
 out sideways (the opponent strip and the offers scroll inside themselves).
 
+On the small phone, melds beyond a row scroll inside their box, never under
+the dock.
+
 Remmi Demmi with nine players also trades six times: the trades fold into a
 drawer after the hand (closed on the phone), so the hand, Offer and Claim stay
 on screen; a claim leaves no large empty hand behind.
