@@ -607,7 +607,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const order = mode === 'figure' ? FIGURE_ORDER : COLOUR_ORDER;
     const keyOf = (id) => (mode === 'figure' ? id[1] : id[0]);
     const interactive = playing && !claimed;
-    const groups = [...order].map((k) => ({ k, cards: sortRd(hand.filter((id) => keyOf(id) === k), mode) }))
+    const groupName = mode === 'figure' ? figureName : colourName;
+    const groups = [...order].map((k) => ({ k, name: groupName(k), cards: sortRd(hand.filter((id) => keyOf(id) === k), mode) }))
       .filter((g) => g.cards.length);
     return h('div', { class: 'rd-hand-wrap' },
       h('div', {
@@ -615,9 +616,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
         style: `--n: ${hand.length}; --g: ${groups.length}`,
       },
         groups.map((g) => h('div', { class: cls('rd-group', `rd-group-${g.k}`), dataset: { group: g.k } },
-          h('span', { class: 'rd-group-label', title: mode === 'figure' ? figureName(g.k) : colourName(g.k) },
-            h('span', { class: 'rd-group-name' }, mode === 'figure' ? figureName(g.k) : colourName(g.k)),
-            h('b', null, ` ${g.cards.length}`)),
+          h('span', { class: 'rd-group-label', title: g.name },
+            h('span', { class: 'rd-group-name' }, g.name), h('b', null, ` ${g.cards.length}`)),
           h('div', { class: 'rd-group-cards' }, g.cards.map((id) => rdCardElement(id, {
             interactive,
             selected: this.selected.has(id),
