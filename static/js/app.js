@@ -347,7 +347,11 @@ function renderLanguagePicker() {
   // Drawn, not an emoji: the machine may have no emoji font.
   globe.innerHTML = '<svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" '
     + 'stroke-width="1.8"><circle cx="12" cy="12" r="9"/><path d="M3 12h18M12 3c3 3.2 3 14.8 0 18M12 3c-3 3.2-3 14.8 0 18"/></svg>';
-  mount(box, globe, select);
+  // A phone's top bar has no room for "Bahasa Indonesia": it shows this, with
+  // the select laid invisibly over it (style.css), whose list has the names.
+  const short = h('span', { class: 'lang-short', testid: 'lang-short', 'aria-hidden': 'true' },
+    LANGUAGES.find((l) => l.code === language())?.short || '');
+  mount(box, globe, short, select);
 }
 
 function retranslate() {

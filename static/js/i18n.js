@@ -25,12 +25,13 @@ import errorsNb from './lang/errors.nb.js';
 import errorsSr from './lang/errors.sr.js';
 
 // `tag`: the BCP 47 tag for <html lang> and Intl (Serbian is written in Latin script here).
+// `short`: what a phone's top bar shows of the chosen language (the list shows `name`).
 export const LANGUAGES = [
-  { code: 'en', tag: 'en', name: 'English' },
-  { code: 'id', tag: 'id', name: 'Bahasa Indonesia' },
-  { code: 'fr', tag: 'fr', name: 'Français' },
-  { code: 'nb', tag: 'nb', name: 'Norsk bokmål' },
-  { code: 'sr', tag: 'sr-Latn', name: 'Srpski' },
+  { code: 'en', tag: 'en', name: 'English', short: 'EN' },
+  { code: 'id', tag: 'id', name: 'Bahasa Indonesia', short: 'ID' },
+  { code: 'fr', tag: 'fr', name: 'Français', short: 'FR' },
+  { code: 'nb', tag: 'nb', name: 'Norsk bokmål', short: 'NO' },
+  { code: 'sr', tag: 'sr-Latn', name: 'Srpski', short: 'SR' },
 ];
 const LANG_KEY = 'kartu.lang';
 const DICTS = {

@@ -45,6 +45,44 @@ def test_the_switcher_changes_the_language_and_is_remembered(
     expect(heading).to_have_text("Pull up a chair.")
 
 
+# The picker's closed face in the top bar: what it shows, and whether its
+# words fit. On a phone the select lies invisibly over the short name.
+PICKER_FACE = """() => {
+    const select = document.querySelector('[data-testid="lang-select"]');
+    const short = document.querySelector('[data-testid="lang-short"]');
+    const shown = el => el.offsetParent !== null && getComputedStyle(el).opacity !== '0';
+    const face = shown(select) ? select : short;
+    const rect = face.getBoundingClientRect();
+    return {text: shown(select) ? select.selectedOptions[0].text : short.innerText,
+            cut: face.scrollWidth > face.clientWidth + 1,
+            inside: rect.left >= 0 && rect.right <= document.documentElement.clientWidth,
+            tap: select.getBoundingClientRect().height};
+}"""
+
+
+@pytest.mark.parametrize(("locale", "short", "name"), [
+    ("en-US", "EN", "English"), ("id-ID", "ID", "Bahasa Indonesia"), ("fr-FR", "FR", "Français"),
+    ("nb-NO", "NO", "Norsk bokmål"), ("sr-RS", "SR", "Srpski")])
+def test_the_switcher_names_each_language_in_full_or_by_its_short_name_on_a_phone(
+    live_server, open_page: OpenPage, locale: str, short: str, name: str
+) -> None:
+    """A phone's top bar has room for "FR", not for "Français" cut to "Françai":
+    it shows the short name, and a tap opens the list of full names."""
+    page = open_page(live_server.url + "/", width=360, height=640, touch=True, locale=locale)
+    page.get_by_test_id("lang-select").wait_for()
+    face = page.evaluate(PICKER_FACE)
+    assert face == {"text": short, "cut": False, "inside": True, "tap": face["tap"]}, face
+    assert face["tap"] >= 32, face  # the whole face is the select's target
+    page.get_by_test_id("lang-select").select_option("fr")
+    page.wait_for_function("() => document.documentElement.lang === 'fr'")
+    assert page.evaluate(PICKER_FACE)["text"] == "FR"
+
+    desktop = open_page(live_server.url + "/", locale=locale)
+    desktop.get_by_test_id("lang-select").wait_for()
+    face = desktop.evaluate(PICKER_FACE)
+    assert (face["text"], face["cut"], face["inside"]) == (name, False, True), face
+
+
 def test_an_indonesian_browser_gets_the_lobby_in_indonesian(
     live_server, open_page: OpenPage
 ) -> None:
