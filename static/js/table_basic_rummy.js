@@ -481,19 +481,22 @@ export class BasicRummyTable {
           h('button', {
             type: 'button', class: 'btn btn-small', testid: 'btn-copy-invite', onclick: () => this.copyInvite(),
           }, copyLabel))),
+      // The host's buttons, and why one was refused, are a dock at the bottom
+      // of the screen: on a phone nine seats would push them below it.
       owner
-        ? h('div', { class: 'actions' },
-          h('button', {
-            type: 'button', class: 'btn', testid: 'btn-add-bot', disabled: !free || this.busy,
-            onclick: () => this.run(() => this.ctx.command('add_bot')),
-          }, t('table.add_bot')),
-          h('button', {
-            type: 'button', class: 'btn btn-primary', testid: 'btn-start', disabled: this.busy,
-            onclick: () => this.run(() => this.ctx.command('start')),
-          }, t('table.start')))
-        : h('p', { class: 'muted', testid: 'status' },
-          this.seated ? t('table.host_starts') : t('table.not_started')),
-      this.errorLine());
+        ? h('div', { class: 'waiting-dock', testid: 'waiting-dock' },
+          h('div', { class: 'actions' },
+            h('button', {
+              type: 'button', class: 'btn', testid: 'btn-add-bot', disabled: !free || this.busy,
+              onclick: () => this.run(() => this.ctx.command('add_bot')),
+            }, t('table.add_bot')),
+            h('button', {
+              type: 'button', class: 'btn btn-primary', testid: 'btn-start', disabled: this.busy,
+              onclick: () => this.run(() => this.ctx.command('start')),
+            }, t('table.start'))),
+          this.errorLine())
+        : [h('p', { class: 'muted', testid: 'status' },
+          this.seated ? t('table.host_starts') : t('table.not_started')), this.errorLine()]);
   }
 
   // --- the game ----------------------------------------------------------------------

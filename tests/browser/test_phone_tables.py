@@ -14,7 +14,8 @@ buttons and hand cards are touch targets, at least 44 px tall; nothing sticks
 out sideways (the opponent strip and the offers scroll inside themselves).
 
 On the small phone, melds beyond a row scroll inside their box, never under
-the dock.
+the dock. The host of a waiting room of nine seats reaches Add bot and Start
+without scrolling, on every screen and in every language.
 
 Remmi Demmi with nine players also trades six times: the trades fold into a
 drawer after the hand (closed on the phone), so the hand, Offer and Claim stay
@@ -180,6 +181,80 @@ def test_the_largest_table_fits_without_scrolling(
     select(page, hand(page)[0])
     assert_on_screen(page, SHOWN[game], phone)
     screenshot(page, game, viewport == "phone")
+
+
+# --- the waiting room ----------------------------------------------------------------
+
+HOST_BUTTONS = ["btn-add-bot", "btn-start"]
+
+
+def waiting_room(live_server: Any, open_page: OpenPage, size: dict, locale: str) -> Any:
+    """Nine seats of Remmi Demmi, one taken: the longest waiting room, seen by its host."""
+    ana = new_guest(live_server.url, "Anastasia")
+    room = create_game_room(live_server.url, ana, "remmi_demmi", LARGEST["remmi_demmi"])
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, locale=locale, **size)
+    page.wait_for_selector('[data-testid="table"][data-phase="waiting"]')
+    return page
+
+
+def assert_host_buttons_on_screen(page: Any, phone: bool) -> None:
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_function("() => window.scrollY === 0")
+    report = page.evaluate(MEASURE, HOST_BUTTONS)
+    for testid in HOST_BUTTONS:
+        item = report["items"][testid]
+        assert item is not None and item["inside"] and not item["covered"], (testid, report)
+        if phone:
+            assert item["height"] >= TOUCH_PX, (testid, report)
+    assert_fits(page)
+    cut = page.evaluate("""() => [...document.querySelectorAll('.waiting-dock .btn')]
+        .filter(b => b.scrollWidth > b.clientWidth + 1).map(b => b.innerText)""")
+    assert not cut, f"words cut: {cut}"
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_host_starts_the_largest_table_without_scrolling(
+    live_server, open_page: OpenPage, viewport: str
+) -> None:
+    """Nine seats are taller than a phone: Add bot and Start stay in a dock at
+    the bottom of the screen, and work from there; a refusal shows in the dock."""
+    phone = "touch" in VIEWPORTS[viewport]
+    page = waiting_room(live_server, open_page, VIEWPORTS[viewport], "en-US")
+    assert_host_buttons_on_screen(page, phone)
+    # Pressed where they are, as a finger would (Playwright's click would first
+    # scroll a sticky element to where it would be without sticking).
+    press(page, "btn-start", phone)  # eight seats still free
+    page.wait_for_selector('.waiting-dock [data-testid="error"]:not([hidden])')
+    report = page.evaluate(MEASURE, ["error"])
+    assert report["items"]["error"]["inside"], report
+    for seat in range(1, LARGEST["remmi_demmi"]):
+        page.wait_for_selector('[data-testid="btn-add-bot"]:enabled')
+        press(page, "btn-add-bot", phone)
+        page.wait_for_selector(f'[data-testid="seat-{seat}"].is-taken')
+    page.wait_for_selector('[data-testid="btn-start"]:enabled')
+    press(page, "btn-start", phone)
+    page.wait_for_selector('[data-testid="table"][data-phase="playing"]')
+    assert page.evaluate("window.scrollY") == 0
+
+
+def press(page: Any, testid: str, phone: bool) -> None:
+    """A tap (a click on a desktop) at the middle of what the screen shows of ``testid``."""
+    item = page.evaluate(MEASURE, [testid])["items"][testid]
+    assert item["inside"] and not item["covered"], item
+    x, y = (item["left"] + item["right"]) / 2, (item["top"] + item["bottom"]) / 2
+    if phone:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.click(x, y)
+    assert page.evaluate("window.scrollY") == 0
+
+
+@pytest.mark.parametrize("locale", OTHER_LANGUAGES)
+def test_every_language_keeps_the_hosts_buttons_on_a_small_phone(
+    live_server, open_page: OpenPage, locale: str
+) -> None:
+    page = waiting_room(live_server, open_page, SMALL_PHONE, locale)
+    assert_host_buttons_on_screen(page, True)
 
 
 # Six at Basic Rummy, Ana the dealer: each bot holds a set of three and lays it
