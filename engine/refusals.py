@@ -40,7 +40,7 @@ GAME_REASONS: dict[str, str] = {
     "missing_draw_source": "Draw from the stock or from the discard pile.",
     "discard_pile_empty": "The discard pile is empty.",
     "nothing_to_draw": "There is nothing left to draw.",
-    "melds_per_turn": "You may lay down only {limit} new meld(s) per turn.",
+    "melds_per_turn": "No more new melds this turn: a turn allows {limit} at most.",
     "not_a_meld": "{cards} is not a meld.",
     "no_lay_off": "Nothing may be added to melds on the table.",
     "missing_meld": "Choose the meld on the table to add the card to.",
@@ -107,7 +107,8 @@ ROOM_REASONS: dict[str, str] = {
     "owner_only": "Only the room's owner can do that.",
     "bots_before_start": "Bots can be added or removed only before the game starts.",
     "already_started": "The game has already started.",
-    "seats_empty": "{count} seat(s) still empty: add bots or wait for players.",
+    "seats_empty":
+        "The table is not full yet (empty seats: {count}): add bots or wait for players.",
     "not_seated": "Only seated players can do that.",
     "not_playing": "The game is not being played.",
     "not_a_bot_seat": "Seat {seat} holds no bot.",

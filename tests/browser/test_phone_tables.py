@@ -227,6 +227,8 @@ def test_the_host_starts_the_largest_table_without_scrolling(
     page.wait_for_selector('.waiting-dock [data-testid="error"]:not([hidden])')
     report = page.evaluate(MEASURE, ["error"])
     assert report["items"]["error"]["inside"], report
+    assert page.get_by_test_id("error").inner_text() == (
+        "The table is not full yet (empty seats: 8): add bots or wait for players.")
     for seat in range(1, LARGEST["remmi_demmi"]):
         page.wait_for_selector('[data-testid="btn-add-bot"]:enabled')
         press(page, "btn-add-bot", phone)
