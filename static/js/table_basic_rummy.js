@@ -693,7 +693,7 @@ export class BasicRummyTable {
             type: 'button', class: 'btn btn-accent', testid: 'btn-discard', disabled: !!discardWhy,
             onclick: () => this.discard(),
           }, t('btn.discard')), discardWhy))) : null,
-      playing ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
+      playing ? this.hintLine() : null,
       this.overActions(),
       this.errorLine());
   }
@@ -775,6 +775,22 @@ export class BasicRummyTable {
   dealOverText(r) {
     if (r.void) return t('br.deal_void', { n: r.deal });
     return t(this.about(r.winner, r.rummy ? 'br.went_out_rummy' : 'br.went_out'), { name: this.nameOf(r.winner), points: r.points });
+  }
+
+  /** Under the buttons: why a move is refused, else what the cards chosen would do. */
+  hintLine() {
+    return h('p', {
+      class: cls('hint', this.why && 'is-why', !this.why && this.hintIsIdle() && 'is-idle'), testid: 'hint',
+    }, this.why || this.hintText());
+  }
+
+  /**
+   * Whether the hint only repeats the turn's instructions (nothing chosen
+   * yet, nothing to warn of): the status line says the same, and a very
+   * short screen leaves it out (style.css).
+   */
+  hintIsIdle() {
+    return this.selected.size === 0;
   }
 
   hintText() {

@@ -358,6 +358,10 @@ export class IndonesianRemiTable extends BasicRummyTable {
       : t('ir.stock_ran_out');
   }
 
+  hintIsIdle() {
+    return super.hintIsIdle() && !this.taking && !this.closing && !this.view.can_close;
+  }
+
   hintText() {
     const v = this.view;
     if (!this.myTurn) return this.selected.size ? t('hint.n_selected', { n: this.selected.size }) : '';

@@ -558,7 +558,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
             disabled: !!claimWhy, onclick: () => this.claim(),
           }, this.claimArmed ? t('rd.claim_with', { n: REMMI_SIZE }) : t('rd.claim_call')), claimWhy))) : null,
       playing ? this.openTrades() : null,
-      playing && !claimed ? h('p', { class: cls('hint', this.why && 'is-why'), testid: 'hint' }, this.why || this.hintText()) : null,
+      playing && !claimed ? this.hintLine() : null,
       this.overActions(),
       this.errorLine());
   }
@@ -675,6 +675,10 @@ export class RemmiDemmiTable extends BasicRummyTable {
     if (v.phase === 'game_over') return `${t('status.game_over')} ${this.winnersText()}`;
     if (v.phase === 'deal_over') return t('rd.status_round_over', { n: v.result?.deal ?? v.deal });
     return '';
+  }
+
+  hintIsIdle() {
+    return this.selected.size === 0 && !this.claimArmed && !findRemmi(this.hand);
   }
 
   hintText() {

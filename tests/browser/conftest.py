@@ -455,7 +455,9 @@ def card_ids_in(value: Any, card_id: re.Pattern[str] = CARD_ID) -> set[str]:
 
 
 def no_horizontal_overflow(page: Any) -> dict[str, Any]:
-    """The page's widths and any element sticking out past the right edge."""
+    """The page's widths and any element sticking out past the right edge. A
+    card in flight is left out: it is fixed to the screen for a moment, on its
+    way to an opponent's chip that may lie past the edge of their strip."""
     result: dict[str, Any] = page.evaluate(
         """() => {
             const width = document.documentElement.clientWidth;
@@ -469,7 +471,8 @@ def no_horizontal_overflow(page: Any) -> dict[str, Any]:
             const wide = [...document.querySelectorAll('body *')]
                 .filter(el => {
                     const r = el.getBoundingClientRect();
-                    return r.width > 0 && r.right > width + 1 && !clipped(el);
+                    return r.width > 0 && r.right > width + 1 && !clipped(el)
+                        && !el.closest('.card-flight');
                 })
                 .slice(0, 5)
                 .map(el => `${el.tagName.toLowerCase()}.${el.className}`
