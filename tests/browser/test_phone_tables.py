@@ -264,11 +264,12 @@ def press(page: Any, testid: str, phone: bool) -> None:
     assert page.evaluate("window.scrollY") == 0
 
 
+@pytest.mark.parametrize("viewport", ["small-phone", "phone-with-bars"])
 @pytest.mark.parametrize("locale", OTHER_LANGUAGES)
 def test_every_language_keeps_the_hosts_buttons_on_a_small_phone(
-    live_server, open_page: OpenPage, locale: str
+    live_server, open_page: OpenPage, locale: str, viewport: str
 ) -> None:
-    page = waiting_room(live_server, open_page, SMALL_PHONE, locale)
+    page = waiting_room(live_server, open_page, VIEWPORTS[viewport], locale)
     assert_host_buttons_on_screen(page, True)
 
 
