@@ -5,10 +5,11 @@
 // placeholders from `params`. An entry may be an object of plural forms
 // ({"one": ..., "few": ..., "other": ...}, chosen by Intl.PluralRules from
 // `params.n`). `tn()` does the same but lets params be DOM nodes (a card in a
-// log line) and returns a list for h(). The refusals of the server are put
-// into words by `errorText(err)`: the sentence of its `reason`, else of its
-// `code`, else a generic one; never the server's own text, its rule id or a
-// raw card id.
+// log line) and returns a list for h(). On a touch screen an entry
+// `<key>.touch` stands in for `<key>` (a finger taps what a mouse clicks).
+// The refusals of the server are put into words by `errorText(err)`: the
+// sentence of its `reason`, else of its `code`, else a generic one; never the
+// server's own text, its rule id or a raw card id.
 //
 // The language: the one chosen in the top bar (localStorage), else the first
 // of the browser's languages that we have, else English.
@@ -127,9 +128,18 @@ function pluralForm(entry, params) {
   return entry[form] ?? entry.other ?? Object.values(entry)[0];
 }
 
+// A sentence that names the gesture ("Click the stock") has a finger's words
+// in `<key>.touch` ("Tap the stock"), used while the main pointer is a finger.
+const fingerPointer = typeof matchMedia === 'function' ? matchMedia('(pointer: coarse)') : null;
+
+function entryOf(dict, key) {
+  if (fingerPointer?.matches && dict?.[`${key}.touch`] !== undefined) return dict[`${key}.touch`];
+  return dict?.[key];
+}
+
 function lookup(key, params) {
-  let entry = DICTS[current]?.[key];
-  if (entry === undefined) entry = DICTS.en[key];
+  let entry = entryOf(DICTS[current], key);
+  if (entry === undefined) entry = entryOf(DICTS.en, key);
   if (entry === undefined) return undefined;
   return entry && typeof entry === 'object' ? pluralForm(entry, params) : entry;
 }

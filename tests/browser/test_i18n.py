@@ -142,3 +142,33 @@ def test_no_language_shows_a_rule_id(dictionaries: dict[str, dict[str, Any]]) ->
         for key, value in words.items():
             for text in value.values() if isinstance(value, dict) else [value]:
                 assert not rule.search(text), (code, key, text)
+
+
+# Each language's words for a mouse's click and a finger's tap, in sentences
+# that tell the player what to do on the table (not the keyboard's help).
+CLICK_WORDS = {"en": r"\bclick", "fr": r"\bcliqu", "id": r"\bklik\b", "nb": r"\bklikk",
+               "sr": r"\bklikn"}
+TAP_WORDS = {"en": r"\btap\b", "fr": r"\btouchez\b", "id": r"\bketuk\b", "nb": r"\btrykk\b",
+             "sr": r"\bdodirn"}
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_sentence_naming_a_gesture_has_a_mouse_form_and_a_touch_form(
+    dictionaries: dict[str, dict[str, Any]], code: str
+) -> None:
+    words = dictionaries[code]
+    click = re.compile(CLICK_WORDS[code], re.I)
+    tap = re.compile(TAP_WORDS[code], re.I)
+    pairs = 0
+    for key, value in words.items():
+        if key.startswith("keys.") or not isinstance(value, str):
+            continue  # the keyboard's help presses keys
+        if key.endswith(".touch"):
+            base = words.get(key.removesuffix(".touch"))
+            assert isinstance(base, str), f"{code}: {key} has no mouse form"
+            assert tap.search(value) and not click.search(value), (code, key, value)
+            assert click.search(base) and not tap.search(base), (code, key, base)
+            pairs += 1
+        elif click.search(value) or tap.search(value):
+            assert f"{key}.touch" in words, f"{code}: {key} names a gesture but has no touch form"
+    assert pairs >= 12, pairs

@@ -181,3 +181,29 @@ def test_the_daily_name_first_error_clears_once_the_name_is_saved(
     page.get_by_test_id("btn-save-name").click()
     expect(page.get_by_test_id("name-input")).to_have_count(0)
     expect(error).to_have_count(0)
+
+
+HINTS_SCRIPT = """async ([lang, keys]) => {
+  const { t, setLanguage } = await import('/static/js/i18n.js');
+  setLanguage(lang);
+  return keys.map((key) => t(key, { card: 'Q♠' }));
+}"""
+GESTURE_KEYS = ["br.hint_draw", "ir.hint_draw", "rd.hint_tap_again"]
+# How each language starts those sentences, for a mouse and for a finger.
+GESTURES = {
+    "en": ("Click", "Tap"), "fr": ("Cliquez", "Touchez"), "id": ("Klik", "Ketuk"),
+    "nb": ("Klikk", "Trykk"), "sr": ("Klikni", "Dodirni"),
+}
+
+
+@pytest.mark.parametrize("touch", [False, True], ids=["mouse", "finger"])
+def test_every_language_taps_on_a_touch_screen_and_clicks_with_a_mouse(
+    live_server: Any, open_page: OpenPage, touch: bool
+) -> None:
+    page = open_page(live_server.url + "/", touch=touch, width=390 if touch else 1280,
+                     height=844 if touch else 800)
+    page.locator(".hero h1").wait_for()
+    for lang in LANGS:
+        words = page.evaluate(HINTS_SCRIPT, [lang, GESTURE_KEYS])
+        verb = GESTURES[lang][touch]
+        assert all(w.startswith(verb) for w in words), (lang, words)
