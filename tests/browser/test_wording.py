@@ -207,3 +207,22 @@ def test_every_language_taps_on_a_touch_screen_and_clicks_with_a_mouse(
         words = page.evaluate(HINTS_SCRIPT, [lang, GESTURE_KEYS])
         verb = GESTURES[lang][touch]
         assert all(w.startswith(verb) for w in words), (lang, words)
+
+
+def test_a_demmi_of_one_card_is_this_card_not_these_1(
+    live_server: Any, open_page: OpenPage
+) -> None:
+    page = open_page(live_server.url + "/")
+    page.locator(".hero h1").wait_for()
+    said = page.evaluate("""async () => {
+      const { t, setLanguage } = await import('/static/js/i18n.js');
+      const out = {};
+      for (const lang of ['en', 'fr', 'nb', 'sr']) {
+        setLanguage(lang);
+        out[lang] = [1, 3].map((n) => t('rd.hint_demmi', { n }));
+      }
+      return out;
+    }""")
+    assert said["en"] == ["Offer this card: a Demmi.", "Offer these 3: a Demmi."]
+    for lang, (one, three) in said.items():
+        assert "1" not in one and "3" in three, (lang, one, three)

@@ -448,12 +448,18 @@ export default {
   "rd.group_label": "Group the hand",
   "rd.hidden_hand": "Your face-down hand",
   "rd.hint_choose_nine": "Choose exactly {n} cards for your Remmi ({selected} selected).",
-  "rd.hint_demmi": "Offer these {n}: a Demmi.",
+  "rd.hint_demmi": {
+    "one": "Offer this card: a Demmi.",
+    "other": "Offer these {n}: a Demmi."
+  },
   "rd.hint_hold_remmi": "You hold a Remmi! Click Remmi-Demmi!",
   "rd.hint_hold_remmi.touch": "You hold a Remmi! Tap Remmi-Demmi!",
   "rd.hint_is_remmi": "These {n} make a Remmi.",
   "rd.hint_new_offer": "A new offer replaces your open one. Withdraw it before claiming.",
-  "rd.hint_not_demmi": "Careful: these {n} are not a Demmi; the receiver may return them.",
+  "rd.hint_not_demmi": {
+    "one": "Careful: this card is not a Demmi; the receiver may return it.",
+    "other": "Careful: these {n} are not a Demmi; the receiver may return them."
+  },
   "rd.hint_not_remmi": "Careful: these {n} are not a Remmi (−5 at the check).",
   "rd.hint_select": "Select cards to offer; match an open offer of the same size.",
   "rd.hint_tap_again": "Click the button again to claim.",

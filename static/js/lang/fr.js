@@ -447,12 +447,18 @@ export default {
   "rd.group_label": "Grouper la main",
   "rd.hidden_hand": "Votre main face cachée",
   "rd.hint_choose_nine": "Choisissez exactement {n} cartes pour votre Remmi ({selected} choisies).",
-  "rd.hint_demmi": "Proposer ces {n} : un Demmi.",
+  "rd.hint_demmi": {
+    "one": "Proposer cette carte : un Demmi.",
+    "other": "Proposer ces {n} : un Demmi."
+  },
   "rd.hint_hold_remmi": "Vous tenez un Remmi ! Cliquez sur Remmi-Demmi !",
   "rd.hint_hold_remmi.touch": "Vous tenez un Remmi ! Touchez Remmi-Demmi !",
   "rd.hint_is_remmi": "Ces {n} forment un Remmi.",
   "rd.hint_new_offer": "Une nouvelle offre remplace celle en cours. Retirez-la avant d’annoncer.",
-  "rd.hint_not_demmi": "Attention : ces {n} ne forment pas un Demmi ; celui qui les reçoit peut les rendre.",
+  "rd.hint_not_demmi": {
+    "one": "Attention : cette carte ne forme pas un Demmi ; celui qui la reçoit peut la rendre.",
+    "other": "Attention : ces {n} ne forment pas un Demmi ; celui qui les reçoit peut les rendre."
+  },
   "rd.hint_not_remmi": "Attention : ces {n} ne forment pas un Remmi (−5 à la vérification).",
   "rd.hint_select": "Choisissez des cartes à proposer ; répondez à une offre de même taille.",
   "rd.hint_tap_again": "Cliquez encore sur le bouton pour annoncer.",

@@ -430,7 +430,7 @@ export default {
   "rd.group_label": "Kelompokkan kartu di tangan",
   "rd.hidden_hand": "Kartu tanganmu yang tertutup",
   "rd.hint_choose_nine": "Pilih tepat {n} kartu untuk Remmi-mu ({selected} dipilih).",
-  "rd.hint_demmi": "Tawarkan {n} ini: sebuah Demmi.",
+  "rd.hint_demmi": "Tawarkan {n} kartu ini: sebuah Demmi.",
   "rd.hint_hold_remmi": "Kamu pegang Remmi! Klik Remmi-Demmi!",
   "rd.hint_hold_remmi.touch": "Kamu pegang Remmi! Ketuk Remmi-Demmi!",
   "rd.hint_is_remmi": "{n} kartu ini membentuk Remmi.",

@@ -447,12 +447,18 @@ export default {
   "rd.group_label": "Grupper hånden",
   "rd.hidden_hand": "Hånden din med baksiden opp",
   "rd.hint_choose_nine": "Velg nøyaktig {n} kort til Remmien din ({selected} valgt).",
-  "rd.hint_demmi": "Tilby disse {n}: en Demmi.",
+  "rd.hint_demmi": {
+    "one": "Tilby dette kortet: en Demmi.",
+    "other": "Tilby disse {n}: en Demmi."
+  },
   "rd.hint_hold_remmi": "Du har en Remmi! Klikk på Remmi-Demmi!",
   "rd.hint_hold_remmi.touch": "Du har en Remmi! Trykk Remmi-Demmi!",
   "rd.hint_is_remmi": "Disse {n} er en Remmi.",
   "rd.hint_new_offer": "Et nytt tilbud erstatter det åpne. Trekk det tilbake før du melder.",
-  "rd.hint_not_demmi": "Pass på: disse {n} er ikke en Demmi; mottakeren kan sende dem tilbake.",
+  "rd.hint_not_demmi": {
+    "one": "Pass på: dette kortet er ikke en Demmi; mottakeren kan sende det tilbake.",
+    "other": "Pass på: disse {n} er ikke en Demmi; mottakeren kan sende dem tilbake."
+  },
   "rd.hint_not_remmi": "Pass på: disse {n} er ikke en Remmi (−5 ved kontrollen).",
   "rd.hint_select": "Velg kort å tilby; svar på et åpent tilbud av samme størrelse.",
   "rd.hint_tap_again": "Klikk på knappen igjen for å melde.",

@@ -464,12 +464,20 @@ export default {
   "rd.group_label": "Grupiši karte u ruci",
   "rd.hidden_hand": "Tvoje okrenute karte",
   "rd.hint_choose_nine": "Izaberi tačno {n} karata za svoj Remmi (izabrano: {selected}).",
-  "rd.hint_demmi": "Ponudi ovih {n}: to je Demmi.",
+  "rd.hint_demmi": {
+    "one": "Ponudi ovu kartu: to je Demmi.",
+    "few": "Ponudi ove {n}: to je Demmi.",
+    "other": "Ponudi ovih {n}: to je Demmi."
+  },
   "rd.hint_hold_remmi": "Imaš Remmi! Klikni na Remmi-Demmi!",
   "rd.hint_hold_remmi.touch": "Imaš Remmi! Dodirni Remmi-Demmi!",
   "rd.hint_is_remmi": "Ovih {n} čine Remmi.",
   "rd.hint_new_offer": "Nova ponuda zamenjuje tvoju otvorenu. Povuci je pre prijave.",
-  "rd.hint_not_demmi": "Pažnja: ovih {n} nije Demmi; primalac može da ih vrati.",
+  "rd.hint_not_demmi": {
+    "one": "Pažnja: ova karta nije Demmi; primalac može da je vrati.",
+    "few": "Pažnja: ove {n} nisu Demmi; primalac može da ih vrati.",
+    "other": "Pažnja: ovih {n} nije Demmi; primalac može da ih vrati."
+  },
   "rd.hint_not_remmi": "Pažnja: ovih {n} nije Remmi (−5 na proveri).",
   "rd.hint_select": "Izaberi karte za ponudu; odgovori na otvorenu ponudu iste veličine.",
   "rd.hint_tap_again": "Klikni na dugme još jednom da prijaviš.",
