@@ -209,7 +209,7 @@ def test_every_language_taps_on_a_touch_screen_and_clicks_with_a_mouse(
         assert all(w.startswith(verb) for w in words), (lang, words)
 
 
-def test_a_demmi_of_one_card_is_this_card_not_these_1(
+def test_one_card_offered_is_this_card_not_these_1(
     live_server: Any, open_page: OpenPage
 ) -> None:
     page = open_page(live_server.url + "/")
@@ -219,10 +219,14 @@ def test_a_demmi_of_one_card_is_this_card_not_these_1(
       const out = {};
       for (const lang of ['en', 'fr', 'nb', 'sr']) {
         setLanguage(lang);
-        out[lang] = [1, 3].map((n) => t('rd.hint_demmi', { n }));
+        for (const key of ['rd.hint_demmi', 'rd.answer_title']) {
+          out[`${lang} ${key}`] = [1, 3].map((n) => t(key, { n, name: 'Bram' }));
+        }
       }
       return out;
     }""")
-    assert said["en"] == ["Offer this card: a Demmi.", "Offer these 3: a Demmi."]
-    for lang, (one, three) in said.items():
-        assert "1" not in one and "3" in three, (lang, one, three)
+    assert said["en rd.hint_demmi"] == ["Offer this card: a Demmi.", "Offer these 3: a Demmi."]
+    assert said["en rd.answer_title"] == [
+        "Offer your selected card to Bram", "Offer your 3 selected cards to Bram"]
+    for where, (one, three) in said.items():
+        assert "1" not in one and "3" in three, (where, one, three)

@@ -419,7 +419,10 @@ export default {
     "one": "Select {n} card to answer",
     "other": "Select {n} cards to answer"
   },
-  "rd.answer_title": "Offer your {n} selected cards to {name}",
+  "rd.answer_title": {
+    "one": "Offer your selected card to {name}",
+    "other": "Offer your {n} selected cards to {name}"
+  },
   "rd.auto_start": "starts by itself in {n} s",
   "rd.bot_dealer": "{name} (bot) is about to start the timer…",
   "rd.by_colour": "Colour",

@@ -418,7 +418,10 @@ export default {
     "one": "Choisissez {n} carte pour répondre",
     "other": "Choisissez {n} cartes pour répondre"
   },
-  "rd.answer_title": "Proposer vos {n} cartes choisies à {name}",
+  "rd.answer_title": {
+    "one": "Proposer votre carte choisie à {name}",
+    "other": "Proposer vos {n} cartes choisies à {name}"
+  },
   "rd.auto_start": "démarre tout seul dans {n} s",
   "rd.bot_dealer": "{name} (robot) va lancer le minuteur…",
   "rd.by_colour": "Couleur",

@@ -418,7 +418,10 @@ export default {
     "one": "Velg {n} kort for å svare",
     "other": "Velg {n} kort for å svare"
   },
-  "rd.answer_title": "Tilby de {n} valgte kortene dine til {name}",
+  "rd.answer_title": {
+    "one": "Tilby det valgte kortet ditt til {name}",
+    "other": "Tilby de {n} valgte kortene dine til {name}"
+  },
   "rd.auto_start": "starter av seg selv om {n} s",
   "rd.bot_dealer": "{name} (robot) starter snart tidtakeren…",
   "rd.by_colour": "Farge",

@@ -435,7 +435,10 @@ export default {
     "few": "Izaberi {n} karte da odgovoriš",
     "other": "Izaberi {n} karata da odgovoriš"
   },
-  "rd.answer_title": "Ponudi svoje izabrane karte ({n}) igraču {name}",
+  "rd.answer_title": {
+    "one": "Ponudi svoju izabranu kartu igraču {name}",
+    "other": "Ponudi svoje izabrane karte ({n}) igraču {name}"
+  },
   "rd.auto_start": "počinje sam za {n} s",
   "rd.bot_dealer": "{name} (bot) uskoro pokreće tajmer…",
   "rd.by_colour": "Boja",
