@@ -255,7 +255,7 @@ def press(page: Any, testid: str) -> None:
     assert page.evaluate("window.scrollY") == 0
 
 
-@pytest.mark.parametrize("viewport", ["small-phone", "phone-with-bars"])
+@pytest.mark.parametrize("viewport", ["small-phone", "phone-with-bars", "sideways-with-bars"])
 @pytest.mark.parametrize("locale", OTHER_LANGUAGES)
 def test_every_language_keeps_the_hosts_buttons_on_a_small_phone(
     live_server, open_page: OpenPage, locale: str, viewport: str
