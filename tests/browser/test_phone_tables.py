@@ -1,6 +1,7 @@
 """Every table fits a phone: each game at its largest seat count shows the
-piles and the melds (Remmi Demmi: the timer, the point men and the open
-offers), your hand and the action buttons on one screen, without scrolling:
+piles, the turn's clock and the melds (Remmi Demmi: the timer, the point men
+and the open offers), your hand and the action buttons on one screen, without
+scrolling:
 on a phone (390x844, a touch screen), the same phone held sideways (844x390),
 a small phone (360x640), a phone as its browser leaves it with its bars shown
 (375x548, an iPhone SE in Safari), the same held sideways (667x325), a
@@ -114,6 +115,16 @@ CLIPPED_BUTTONS = """() => [...document.querySelectorAll(
         + `(${b.scrollWidth} px in ${b.clientWidth})`)"""
 
 
+# Where an element lies against the top of the dock (the hand and its buttons).
+ABOVE_THE_DOCK = """(testid) => {
+    const el = document.querySelector(`[data-testid="${testid}"]`);
+    if (!el) return null;
+    const box = el.getBoundingClientRect();
+    return {top: box.top, bottom: box.bottom,
+            dockTop: document.querySelector('.felt > .me').getBoundingClientRect().top};
+}"""
+
+
 def at_top(page: Any) -> None:
     page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_function("() => window.scrollY === 0")
@@ -146,6 +157,14 @@ def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
     clipped = page.evaluate(CLIPPED_BUTTONS)
     assert not clipped, f"words cut: {clipped}"
     return report
+
+
+def assert_clock_above_the_dock(page: Any) -> None:
+    """The turn's clock whole above the dock (sideways with the bars, without its words)."""
+    page.get_by_test_id("turn-clock").wait_for()
+    at_top(page)
+    clock = page.evaluate(ABOVE_THE_DOCK, "turn-clock")
+    assert clock is not None and clock["top"] >= 0 and clock["bottom"] <= clock["dockTop"], clock
 
 
 def assert_opponent_strip(page: Any, phone: bool) -> None:
@@ -193,6 +212,7 @@ def test_the_largest_table_fits_without_scrolling(
     # The hint under the buttons says what the status says until a card is
     # chosen: the two smallest phones leave it out. (Held sideways, the dock
     # shows no hint but why a button is greyed out.)
+    assert_clock_above_the_dock(page)
     hint = page.get_by_test_id("hint")
     # A finger taps what a mouse clicks.
     assert hint.inner_text().startswith("Tap the stock" if phone else "Click the stock"), (
@@ -468,6 +488,7 @@ def test_every_language_keeps_the_table_on_a_small_phone(
         assert_trading_floor(page, True)
     else:
         assert_on_screen(page, SHOWN[game], True)
+        assert_clock_above_the_dock(page)
 
 
 @pytest.mark.parametrize("locale", OTHER_LANGUAGES)
