@@ -52,15 +52,15 @@ run: migrate
 # The engine's tests are pure computation: they run on every core. The server tests
 # (each starts its own servers, databases and ports, and spends most of its time waiting
 # on them) run three files at a time: they wait more than they compute, and on two cores
-# a fourth only queues for the CPU. The browser tests run one at a time: Chromium alone
-# keeps the cores busy, and they are about what a player sees in time.
+# a fourth only queues for the CPU. The browser tests run two at a time: each waits on
+# its page and its server about as much as Chromium computes.
 PURE_TESTS    := tests/engine
 BROWSER_TESTS := tests/browser
 SERVER_TESTS_AT_ONCE := -n 3 --dist loadfile
 test: setup
 	$(BIN)/pytest -n auto $(PURE_TESTS)
 	$(BIN)/pytest $(SERVER_TESTS_AT_ONCE) --ignore=$(PURE_TESTS) --ignore=$(BROWSER_TESTS)
-	$(BIN)/pytest $(BROWSER_TESTS)
+	$(BIN)/pytest -n 2 $(BROWSER_TESTS)
 
 # The engine and app tests again, in $(LOWEST_VENV): every direct dependency at the
 # lowest version pyproject.toml allows ($(LOWEST_LOCK)).
