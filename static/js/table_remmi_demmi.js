@@ -678,7 +678,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
   }
 
   hintIsIdle() {
-    return this.selected.size === 0 && !this.claimArmed && !findRemmi(this.hand);
+    return super.hintIsIdle() && !this.claimArmed && !findRemmi(this.hand);
   }
 
   hintText() {

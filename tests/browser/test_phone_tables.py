@@ -209,10 +209,10 @@ def test_the_largest_table_fits_without_scrolling(
 
     # Your turn, the card drawn: the hand one card longer, still on screen.
     page.wait_for_selector('[data-testid="stock"]:enabled', timeout=20_000)
+    assert_clock_above_the_dock(page)
     # The hint under the buttons says what the status says until a card is
     # chosen: the two smallest phones leave it out. (Held sideways, the dock
     # shows no hint but why a button is greyed out.)
-    assert_clock_above_the_dock(page)
     hint = page.get_by_test_id("hint")
     # A finger taps what a mouse clicks.
     assert hint.inner_text().startswith("Tap the stock" if phone else "Click the stock"), (

@@ -183,10 +183,11 @@ def test_the_daily_name_first_error_clears_once_the_name_is_saved(
     expect(error).to_have_count(0)
 
 
-HINTS_SCRIPT = """async ([lang, keys]) => {
+# The texts of [key, params] pairs in a language, as the client's t() makes them.
+TEXTS_SCRIPT = """async ([lang, asks]) => {
   const { t, setLanguage } = await import('/static/js/i18n.js');
   setLanguage(lang);
-  return keys.map((key) => t(key, { card: 'Q♠' }));
+  return asks.map(([key, params]) => t(key, params));
 }"""
 GESTURE_KEYS = ["br.hint_draw", "ir.hint_draw", "rd.hint_tap_again"]
 # How each language starts those sentences, for a mouse and for a finger.
@@ -204,7 +205,7 @@ def test_every_language_taps_on_a_touch_screen_and_clicks_with_a_mouse(
                      height=844 if touch else 800)
     page.locator(".hero h1").wait_for()
     for lang in LANGS:
-        words = page.evaluate(HINTS_SCRIPT, [lang, GESTURE_KEYS])
+        words = page.evaluate(TEXTS_SCRIPT, [lang, [[key, {}] for key in GESTURE_KEYS]])
         verb = GESTURES[lang][touch]
         assert all(w.startswith(verb) for w in words), (lang, words)
 
@@ -214,17 +215,11 @@ def test_one_card_offered_is_this_card_not_these_1(
 ) -> None:
     page = open_page(live_server.url + "/")
     page.locator(".hero h1").wait_for()
-    said = page.evaluate("""async () => {
-      const { t, setLanguage } = await import('/static/js/i18n.js');
-      const out = {};
-      for (const lang of ['en', 'fr', 'nb', 'sr']) {
-        setLanguage(lang);
-        for (const key of ['rd.hint_demmi', 'rd.answer_title']) {
-          out[`${lang} ${key}`] = [1, 3].map((n) => t(key, { n, name: 'Bram' }));
-        }
-      }
-      return out;
-    }""")
+    said = {}
+    for lang in ("en", "fr", "nb", "sr"):
+        for key in ("rd.hint_demmi", "rd.answer_title"):
+            asks = [[key, {"n": n, "name": "Bram"}] for n in (1, 3)]
+            said[f"{lang} {key}"] = page.evaluate(TEXTS_SCRIPT, [lang, asks])
     assert said["en rd.hint_demmi"] == ["Offer this card: a Demmi.", "Offer these 3: a Demmi."]
     assert said["en rd.answer_title"] == [
         "Offer your selected card to Bram", "Offer your 3 selected cards to Bram"]
