@@ -51,7 +51,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.bots import Bot, find_bot
@@ -96,8 +96,10 @@ class RoomError(Exception):
                 "reason": self.reason, "params": self.params}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Seat:
+    """One seat of a room. A value: a change replaces it (:meth:`RoomCore.update_seat`)."""
+
     index: int
     player_id: str | None = None
     name: str | None = None
@@ -248,8 +250,8 @@ class Checkpoint:
 
     Cheap to take: the game state and the chat are kept by reference (a
     command makes a new state or chat list, never changes one), the action
-    log by its length (it only grows), the seats by copies of a handful of
-    small objects.
+    log by its length (it only grows), the seats by a copy of their list
+    (a seat is a value, replaced when it changes).
     """
 
     state: Any
@@ -448,6 +450,11 @@ class RoomCore:
 
     # --- commands ----------------------------------------------------------
 
+    def update_seat(self, index: int, **changes: Any) -> Seat:
+        """Replaces seat ``index`` by a copy with ``changes``; returns the new seat."""
+        seat = self.seats[index] = replace(self.seats[index], **changes)
+        return seat
+
     def handle(self, command: Command, now: int) -> Any:
         """Applies one command. Raises RoomError (nothing changed) or returns a reply."""
         if isinstance(command, Snapshot):
@@ -491,13 +498,12 @@ class RoomCore:
             free = [s for s in self.seats if s.is_free]
             if not free:
                 raise RoomError.of("room_full", "room_full")
-            chosen = free[0]
-            chosen.player_id, chosen.name = cmd.player_id, cmd.name
-            seat = chosen.index
+            seat = free[0].index
+            self.update_seat(seat, player_id=cmd.player_id, name=cmd.name)
             event: Event = {"kind": "joined", "seat": seat, "name": cmd.name}
         else:
             event = {"kind": "reconnected", "seat": seat, "name": self.seats[seat].name}
-        self.seats[seat].connections += 1
+        self.update_seat(seat, connections=self.seats[seat].connections + 1)
         self._emit(now, [event])
         return seat
 
@@ -509,18 +515,18 @@ class RoomCore:
         seat = self.seats[cmd.seat]
         if seat.player_id != cmd.player_id:
             raise RoomError.of("forbidden", "not_your_seat")
-        seat.connections = max(0, seat.connections - 1)
+        seat = self.update_seat(seat.index, connections=max(0, seat.connections - 1))
         event: Event = {"kind": "disconnected" if cmd.disconnect else "left", "seat": seat.index}
         if self.status == "waiting" and not cmd.disconnect and not seat.connections:
             # Before the game starts, leaving gives the seat up.
-            seat.player_id = seat.name = None
+            seat = self.update_seat(seat.index, player_id=None, name=None)
         events = [event]
         if self.status == "playing" and self.game_number > 1 and not cmd.disconnect \
                 and not seat.connections and not seat.away:
             # Leaving a rematch, which started without asking: its bot plays the
             # seat at once, not only once the turn clock runs out. In a game one
             # chose to join, leaving (to look at the lobby, say) keeps the seat.
-            seat.away = True
+            self.update_seat(seat.index, away=True)
             events.append({"kind": "away", "seat": seat.index})
         self._emit(now, events)
 
@@ -562,15 +568,14 @@ class RoomCore:
         seat = self.seats[cmd.seat]
         if not seat.bot:
             raise RoomError.of("illegal_action", "not_a_bot_seat", seat=cmd.seat)
-        seat.bot, seat.name = False, None
+        self.update_seat(seat.index, bot=False, name=None)
         self._emit(now, [{"kind": "bot_removed", "seat": seat.index}])
 
     def _seat_bot(self, seat: Seat) -> Seat:
         used = {s.name for s in self.seats}
         name = next((f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in used),
                     f"Bot {seat.index + 1}")
-        seat.bot, seat.name = True, name
-        return seat
+        return self.update_seat(seat.index, bot=True, name=name)
 
     def _start(self, cmd: Start, now: int) -> None:
         self._require_owner(cmd.player_id, "start")
@@ -604,7 +609,7 @@ class RoomCore:
         self.game_start = len(self.action_log)
         self._table_log = []
         for seat in self.seats:
-            seat.away = seat.player_id is not None and not seat.connections
+            self.update_seat(seat.index, away=seat.player_id is not None and not seat.connections)
         self._emit(now, [{"kind": "rematch_offered", "by": by, "name": self.seats[by].name,
                           "game": self.game_number},
                          {"kind": "started", "players": self.seat_count,
@@ -702,12 +707,11 @@ class RoomCore:
             raise RoomError.of("forbidden", "not_seated")
         if self.status != "playing":
             raise RoomError.of("illegal_action", "not_playing")
-        seat = self.seats[cmd.seat]
         self._apply(cmd.seat, cmd.action, now, by_bot=False)
-        if seat.away:
+        if self.seats[cmd.seat].away:
             # Acting again takes the seat back from the bot.
-            seat.away = False
-            self._emit(now, [{"kind": "back", "seat": seat.index}])
+            self.update_seat(cmd.seat, away=False)
+            self._emit(now, [{"kind": "back", "seat": cmd.seat}])
 
     def _apply(self, seat: int, action: Action, now: int, *, by_bot: bool) -> None:
         try:
@@ -754,9 +758,8 @@ class RoomCore:
             return
         if self.turn_deadline is not None and now >= self.turn_deadline:
             for seat_index in self.game.to_act(self.state):
-                seat = self.seats[seat_index]
-                if not seat.plays_by_bot:
-                    seat.away = True
+                if not self.seats[seat_index].plays_by_bot:
+                    self.update_seat(seat_index, away=True)
                     self._emit(now, [{"kind": "away", "seat": seat_index}])
             self.bot_due = now
             self.turn_deadline = None
@@ -829,8 +832,7 @@ class RoomCore:
         """Where to come back to if what is applied next fails or is not saved."""
         return Checkpoint(
             self.state, self.version, self.room_changes, self.status,
-            [Seat(s.index, s.player_id, s.name, s.bot, s.connections, s.away)
-             for s in self.seats],
+            list(self.seats),
             self.spectators, self.started_at, self.turn_deadline, self.bot_due,
             self.last_activity, len(self.action_log), self._turn_key, self._last_bot,
             self.game_number, self.game_start, self.spectators_moved,
@@ -951,7 +953,7 @@ class RoomCore:
             if audience is None:
                 spectators = max(0, spectators - 1)
             elif 0 <= audience < self.seat_count and self.seats[audience].connections:
-                self.seats[audience].connections -= 1
+                self.update_seat(audience, connections=self.seats[audience].connections - 1)
                 if audience not in seats:
                     seats.append(audience)
         if seats or spectators != self.spectators:

@@ -136,7 +136,7 @@ def test_in_a_rematch_a_player_who_is_not_there_is_played_by_a_bot() -> None:
     assert not room.seats[0].away  # she is connected: she plays
     room.handle(Leave("ana", 0), 9_002)
     run_until(room, lambda: False, 9_002)
-    room.seats[0].away = False  # (say she had come back and played)
+    room.update_seat(0, away=False)  # (say she had come back and played)
     room.handle(Rematch("ana", 6), 90_001)  # from another tab, say
     assert room.seats[0].away  # no connection: her bot plays until she is back
     assert room.next_wakeup() is not None
