@@ -393,6 +393,15 @@ def assert_trading_floor(page: Any, phone: bool) -> None:
     first = page.wait_for_function(OTHERS_OFFER, timeout=20_000).json_value()
     assert first["scrollY"] == 0 and first["tappable"], first
     assert first["bottom"] <= first["dockTop"], first
+    # A point man still to take says so in full, never cut to "…".
+    free = page.evaluate(
+        """() => [...document.querySelectorAll('.rd-man.is-free .rd-man-who')].map(w => {
+            const words = document.createRange();
+            words.selectNodeContents(w);
+            return {text: w.innerText, need: words.getBoundingClientRect().width,
+                    room: w.getBoundingClientRect().width};
+        })""")
+    assert free and all(w["need"] <= w["room"] + 0.01 for w in free), free
     # Whom to offer to reads whole ("to anyone", not "to a…").
     target = page.get_by_test_id("rd-target").evaluate(TARGET_TEXT, ARROW_PX)
     assert target["need"] <= target["room"], target

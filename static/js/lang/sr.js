@@ -512,7 +512,7 @@ export default {
   "rd.log_you_offer": "Nudiš {n}.",
   "rd.log_you_offer_to": "Nudiš {n} igraču {to}.",
   "rd.log_you_withdrew": "Povlačiš svoju ponudu.",
-  "rd.man_free": "slobodan",
+  "rd.man_free": "ničiji",
   "rd.my_claim": "Tvoj Remmi-Demmi (★{points}), okrenut do provere:",
   "rd.next_round": "Sledeća runda",
   "rd.next_round_in": "Sledeća runda za {n} s",
