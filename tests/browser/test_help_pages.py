@@ -62,8 +62,9 @@ def test_rules_at_the_table_results_in_words_and_the_replay(
     page.get_by_test_id("rules-dialog").wait_for(state="detached")
     assert page.get_by_test_id("table").is_visible()
 
-    # Indonesian, once the page says so.
-    set_lang(page, "id")
+    # Indonesian, once the player picks it. (Picked, not set on <html lang>:
+    # a pick re-renders the table, and the game may end while Indonesian is on.)
+    page.get_by_test_id("lang-select").select_option("id")
     start_with_bots(page)
     dialog = open_rules_dialog(page)
     assert dialog.get_by_test_id("rules-title").inner_text() == "Remi Dasar"
@@ -73,7 +74,7 @@ def test_rules_at_the_table_results_in_words_and_the_replay(
     assert not RAW_CARD_ID.search(text)
     page.keyboard.press("Escape")
     page.get_by_test_id("rules-dialog").wait_for(state="detached")
-    set_lang(page, "en")
+    page.get_by_test_id("lang-select").select_option("en")
 
     # Nobody plays seat 0: the turn clock hands it to a bot, and the game ends.
     page.wait_for_selector('[data-testid="table"][data-phase="game_over"]', timeout=90_000)
