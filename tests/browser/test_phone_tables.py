@@ -371,6 +371,16 @@ TARGET_TEXT = """(sel, arrow) => {
 ARROW_PX = 16
 
 
+# The word under each point man still to take: the width its text needs (the
+# whole text, measured as a range, not its box) and the width its box has.
+FREE_POINT_MEN = """() => [...document.querySelectorAll('.rd-man.is-free .rd-man-who')].map(w => {
+    const words = document.createRange();
+    words.selectNodeContents(w);
+    return {text: w.innerText, need: words.getBoundingClientRect().width,
+            room: w.getBoundingClientRect().width};
+})"""
+
+
 # The first open offer of someone else, once there is one, as it lies at that
 # moment (bots take offers within a second): whether it ends above the dock and
 # a tap on its Trade button's centre reaches the button.
@@ -394,13 +404,7 @@ def assert_trading_floor(page: Any, phone: bool) -> None:
     assert first["scrollY"] == 0 and first["tappable"], first
     assert first["bottom"] <= first["dockTop"], first
     # A point man still to take says so in full, never cut to "…".
-    free = page.evaluate(
-        """() => [...document.querySelectorAll('.rd-man.is-free .rd-man-who')].map(w => {
-            const words = document.createRange();
-            words.selectNodeContents(w);
-            return {text: w.innerText, need: words.getBoundingClientRect().width,
-                    room: w.getBoundingClientRect().width};
-        })""")
+    free = page.evaluate(FREE_POINT_MEN)
     assert free and all(w["need"] <= w["room"] + 0.01 for w in free), free
     # Whom to offer to reads whole ("to anyone", not "to a…").
     target = page.get_by_test_id("rd-target").evaluate(TARGET_TEXT, ARROW_PX)
