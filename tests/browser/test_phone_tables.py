@@ -13,7 +13,8 @@ open offer shows whole above the dock, and a tap reaches its Trade button.
 
 Read from the page with getBoundingClientRect after scrolling to the top: an
 element counts as shown when it lies inside the viewport and nothing covers
-its centre (the sticky action bar must not hide the piles). On the phone the
+its centre (the sticky action bar must not hide the piles), and no part of
+the piles (their cards, their captions) lies under the dock. On the phone the
 buttons and hand cards are touch targets, at least 44 px tall; nothing sticks
 out sideways (the opponent strip and the offers scroll inside themselves).
 
@@ -125,6 +126,18 @@ ABOVE_THE_DOCK = """(testid) => {
 }"""
 
 
+# The piles' parts (cards, captions) that lie under the dock: hidden by it.
+PILES_UNDER_THE_DOCK = """() => {
+    const dock = document.querySelector('.felt > .me');
+    if (!dock) return [];
+    const dockTop = dock.getBoundingClientRect().top;
+    return [...document.querySelectorAll('.felt > .centre .pile > *')]
+        .filter((el) => el.offsetParent && el.getBoundingClientRect().bottom > dockTop + 0.5)
+        .map((el) => `${el.className} "${el.innerText}": bottom at `
+            + `${Math.round(el.getBoundingClientRect().bottom)}, the dock at ${Math.round(dockTop)}`);
+}"""
+
+
 def at_top(page: Any) -> None:
     page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_function("() => window.scrollY === 0")
@@ -154,6 +167,8 @@ def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
     if phone and page.locator('[data-testid="hand"] .card').count():
         wait_hand_cards_at_least(page, TOUCH_PX)
     assert_fits(page)
+    under = page.evaluate(PILES_UNDER_THE_DOCK)
+    assert not under, f"piles under the dock: {under}"
     clipped = page.evaluate(CLIPPED_BUTTONS)
     assert not clipped, f"words cut: {clipped}"
     return report
