@@ -62,10 +62,9 @@ def test_rules_at_the_table_results_in_words_and_the_replay(
     page.get_by_test_id("rules-dialog").wait_for(state="detached")
     assert page.get_by_test_id("table").is_visible()
 
-    # Indonesian, once the player picks it. (Picked, not set on <html lang>:
-    # a pick re-renders the table, and the game may end while Indonesian is on.)
+    # Indonesian, once the player picks it; opened before the game starts, as
+    # with a one-second turn clock and instant bots the table never rests after.
     page.get_by_test_id("lang-select").select_option("id")
-    start_with_bots(page)
     dialog = open_rules_dialog(page)
     assert dialog.get_by_test_id("rules-title").inner_text() == "Remi Dasar"
     text = dialog.inner_text()
@@ -75,6 +74,7 @@ def test_rules_at_the_table_results_in_words_and_the_replay(
     page.keyboard.press("Escape")
     page.get_by_test_id("rules-dialog").wait_for(state="detached")
     page.get_by_test_id("lang-select").select_option("en")
+    start_with_bots(page)
 
     # Nobody plays seat 0: the turn clock hands it to a bot, and the game ends.
     page.wait_for_selector('[data-testid="table"][data-phase="game_over"]', timeout=90_000)

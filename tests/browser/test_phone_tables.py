@@ -134,7 +134,8 @@ PILES_UNDER_THE_DOCK = """() => {
     return [...document.querySelectorAll('.felt > .centre .pile > *')]
         .filter((el) => el.offsetParent && el.getBoundingClientRect().bottom > dockTop + 0.5)
         .map((el) => `${el.className} "${el.innerText}": bottom at `
-            + `${Math.round(el.getBoundingClientRect().bottom)}, the dock at ${Math.round(dockTop)}`);
+            + `${Math.round(el.getBoundingClientRect().bottom)}, `
+            + `the dock at ${Math.round(dockTop)}`);
 }"""
 
 

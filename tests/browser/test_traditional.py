@@ -60,6 +60,15 @@ def my_turn_to_draw(page: Any, timeout: int = 15_000) -> None:
     page.wait_for_selector('[data-testid="stock"]:enabled', timeout=timeout)
 
 
+# A finished deal's result with a hunt, as the page shows it (null until it shows).
+DEAL_RESULT = """() => {
+    if (!document.querySelector('[data-testid="result"] [data-testid="hunt"]')) return null;
+    const text = (id) => document.querySelector(`[data-testid="${id}"]`)?.innerText ?? null;
+    const ids = ['penalty-0', 'penalty-1', 'total-1', 'log'];
+    return Object.fromEntries(ids.map((id) => [id, text(id)]));
+}"""
+
+
 def test_a_whole_match_with_a_hunt_lay_offs_and_the_pot_split(
     live_server, open_page: OpenPage
 ) -> None:
@@ -73,7 +82,7 @@ def test_a_whole_match_with_a_hunt_lay_offs_and_the_pot_split(
         deals=2,
         stake=STAKE,
         bot_delay_ms=0,
-        deal_pause_ms=500,
+        deal_pause_ms=2000,
         turn_clock_s=0,
         seed=QUICK_SECOND_DEAL_SEED,
     )
@@ -114,12 +123,13 @@ def test_a_whole_match_with_a_hunt_lay_offs_and_the_pot_split(
     select(page, "2D1")
     page.get_by_test_id("btn-discard").click()
 
-    # Deal 1 is over: Ana went out in one turn, a hunt.
-    page.wait_for_selector('[data-testid="result"] [data-testid="hunt"]')
-    assert page.get_by_test_id("penalty-1").inner_text().startswith(f"+{BOT_VALUE + 25}")
-    assert page.get_by_test_id("penalty-0").inner_text() == "0"
-    assert page.get_by_test_id("total-1").inner_text() == str(BOT_VALUE + 25)
-    assert "hunt" in page.get_by_test_id("log").inner_text()
+    # Deal 1 is over: Ana went out in one turn, a hunt. The result shows only
+    # during the pause between the deals: read at once, the moment it shows.
+    result = page.wait_for_function(DEAL_RESULT).json_value()
+    assert result["penalty-1"].startswith(f"+{BOT_VALUE + 25}"), result
+    assert result["penalty-0"] == "0", result
+    assert result["total-1"] == str(BOT_VALUE + 25), result
+    assert "hunt" in result["log"], result
 
     # Deal 2: draw and discard until the bot goes out.
     page.wait_for_selector('[data-testid="table"][data-phase="playing"]', timeout=15_000)
