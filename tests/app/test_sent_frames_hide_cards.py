@@ -34,6 +34,7 @@ from engine.game import Game
 from engine.games import find_game
 from engine.room import Act, Join, OwnParts, RoomError, Start
 from tests.engine.room_harness import make_room
+from tests.examples import examples
 
 Audience = int | None
 
@@ -165,7 +166,7 @@ class Table:
 
 
 @pytest.mark.parametrize("name", sorted(CARDS))
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32))
 def test_no_frame_shows_an_audience_a_card_it_may_not_see(name: str, seed: int) -> None:
     game = find_game(name)

@@ -43,6 +43,7 @@ from engine.game import Action, Outcome, View
 from engine.games.rummy import RummyGame, RummyState
 from engine.rng import Rng
 from tests.engine.pure_apply import apply_purely, refusal_text
+from tests.examples import examples
 
 ONE_DEAL = {"deals": 1, "deal_pause_ms": 0}
 STOCK = {"kind": "draw", "from": "stock"}
@@ -626,7 +627,7 @@ class RummyChecks:
 
     def same_seed_test(self) -> TestFunction:
         """Deals set up twice from one seed, for every player count (:meth:`check_same_seed`)."""
-        @settings(max_examples=25, deadline=None)
+        @settings(max_examples=examples(25), deadline=None)
         @given(seed=st.integers(0, 2**63 - 1), players=st.integers(*self.players))
         def same_seed_deal(seed: int, players: int) -> None:
             self.check_same_seed(seed, players)

@@ -25,11 +25,12 @@ from engine.game import View
 from engine.games.basic_rummy import BasicRummy
 from engine.games.rummy import RummyState
 from tests.engine.rummy_harness import RummyChecks, pick_legal, random_actions
+from tests.examples import examples
 
 GAME = BasicRummy()
 DECK = standard_deck()
 SETTINGS = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 

@@ -46,11 +46,12 @@ from tests.engine.rummy_harness import (
     pick_legal,
     random_actions,
 )
+from tests.examples import examples
 
 GAME = IndonesianRemi()
 DECK = standard_deck()
 SETTINGS = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 CARD = st.sampled_from([*DECK, "ZZ", "", "10H", "as"])
@@ -143,7 +144,7 @@ SETS_ALLOWED: list[SetsAllowed] = [True, False, "with_run"]
 RULES = [MELDS, MeldRules(), MeldRules(sequences=(LOW_ACE, HIGH_ACE))]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(hand=hands(), sets_allowed=st.sampled_from(SETS_ALLOWED),
        rules=st.sampled_from(RULES), values=st.sampled_from(["indonesian", "flat"]))
 def test_best_partition_matches_a_brute_force_over_every_partition(

@@ -42,6 +42,7 @@ from engine.games.remmi_demmi import (
 )
 from engine.rng import Rng
 from tests.engine.pure_apply import apply_purely
+from tests.examples import examples
 
 GAME = RemmiDemmi()
 T0 = 5_000_000
@@ -413,7 +414,7 @@ class RemmiDemmiMachine(RuleBasedStateMachine):
 
 
 RemmiDemmiMachine.TestCase.settings = settings(
-    max_examples=100, stateful_step_count=50, deadline=None,
+    max_examples=examples(100), stateful_step_count=50, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestRemmiDemmiMachine = RemmiDemmiMachine.TestCase

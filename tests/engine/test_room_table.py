@@ -30,6 +30,7 @@ from engine.room import (
 )
 from tests.engine import room_harness
 from tests.engine.room_harness import run_until
+from tests.examples import examples
 
 GAME = find_game("basic_rummy")
 assert GAME is not None
@@ -277,7 +278,7 @@ def _cards_in_hands(room: RoomCore) -> set[str]:
             for card in room.game.view(room.state, seat).get("hand") or []}
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(game_name=st.sampled_from([g.name for g in all_games()]),
        seed=st.integers(0, 2**31), steps=st.integers(5, 150))
 def test_no_card_a_hand_hides_is_in_the_table_log(game_name: str, seed: int,

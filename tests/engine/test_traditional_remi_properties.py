@@ -27,11 +27,12 @@ from engine.game import View
 from engine.games.rummy import RummyState
 from engine.games.traditional_remi import TraditionalRemi, prize_payouts
 from tests.engine.rummy_harness import RummyChecks, pick_legal, random_actions
+from tests.examples import examples
 
 GAME = TraditionalRemi()
 DECK = standard_deck(2)
 SETTINGS = settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
@@ -91,7 +92,7 @@ test_same_seed_and_actions_give_identical_states = CHECKS.replay_test(SETTINGS, 
 test_deals_from_the_same_seed_are_identical = CHECKS.same_seed_test()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(pot=st.integers(0, 4_000_000), totals=st.lists(st.integers(0, 400), min_size=2,
                                                        max_size=4))
 def test_the_prize_pool_is_shared_out_exactly(pot: int, totals: list[int]) -> None:
