@@ -237,9 +237,8 @@ export function serverClock(ctx, view, receivedAt) {
 // --- rendering in place ---------------------------------------------------------------
 
 // The containers of a table's layout: patched child by child, never replaced
-// as a whole while their shape stays the same (the head too: a turn changes
-// its phase badge, not its buttons).
-const SHELLS = new Set(['table-wrap', 'table-head', 'table-grid', 'felt', 'side', 'rd-board']);
+// as a whole while their shape stays the same.
+const SHELLS = new Set(['table-wrap', 'table-grid', 'felt', 'side', 'rd-board']);
 
 function isShell(el) {
   return el.nodeType === Node.ELEMENT_NODE && [...el.classList].some((c) => SHELLS.has(c));
