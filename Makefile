@@ -75,11 +75,11 @@ $(LOWEST_VENV)/.installed: $(LOWEST_LOCK) pyproject.toml | $(LOWEST_VENV)/bin/py
 
 # The property tests try a quarter of their examples there (tests/examples.py): this run
 # proves the tests pass at the lower bounds; `make test` tries the properties in full.
+LOWEST_PYTEST := KARTU_EXAMPLES_SCALE=0.25 $(LOWEST_VENV)/bin/pytest
 test-lowest: $(LOWEST_VENV)/.installed
 	$(LOWEST_VENV)/bin/python -c "$$CHECK_LOWEST"
-	KARTU_EXAMPLES_SCALE=0.25 $(LOWEST_VENV)/bin/pytest -n auto $(PURE_TESTS)
-	KARTU_EXAMPLES_SCALE=0.25 $(LOWEST_VENV)/bin/pytest $(SERVER_TESTS_AT_ONCE) \
-	  $(filter-out $(PURE_TESTS),$(LOWEST_TESTS))
+	$(LOWEST_PYTEST) -n auto $(PURE_TESTS)
+	$(LOWEST_PYTEST) $(SERVER_TESTS_AT_ONCE) $(filter-out $(PURE_TESTS),$(LOWEST_TESTS))
 
 # Fails when $(LOWEST_LOCK) has drifted from pyproject.toml: every direct dependency
 # must sit exactly at its lower bound (run `make lock` after changing one).

@@ -9,8 +9,9 @@ desktop (1366x900) and a laptop's short browser window (1366x650). Words are
 longer in some languages than in English: each language the client offers is
 checked on the three smallest phones too (and Remmi Demmi's target picker on
 the laptop), so no label pushes the table off them; a turn-based table and a
-waiting room go through the languages with the top bar's picker. Another trader's first
-open offer shows whole above the dock, and a tap reaches its Trade button.
+waiting room go through the languages with the top bar's picker. Another
+trader's first open offer shows whole above the dock, and a tap reaches its
+Trade button.
 
 Read from the page with getBoundingClientRect after scrolling to the top: an
 element counts as shown when it lies inside the viewport and nothing covers
