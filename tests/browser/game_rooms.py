@@ -29,6 +29,30 @@ def assert_fits(page: Any) -> None:
     assert not report["wide"], report
 
 
+# The first open offer of someone else, once there is one, as it lies at that
+# moment (bots take offers within a second): whether it ends above the dock and
+# a tap on its Trade button's centre reaches the button.
+OTHERS_OFFER = """() => {
+    const offer = [...document.querySelectorAll('.rd-offer')]
+        .find(o => !o.classList.contains('is-mine') && o.querySelector('button'));
+    if (!offer) return null;
+    const button = offer.querySelector('button').getBoundingClientRect();
+    const hit = document.elementFromPoint(button.left + button.width / 2,
+                                          button.top + button.height / 2);
+    return {offer: offer.dataset.testid, bottom: offer.getBoundingClientRect().bottom,
+            dockTop: document.querySelector('.felt > .me').getBoundingClientRect().top,
+            tappable: !!hit && offer.querySelector('button').contains(hit), scrollY};
+}"""
+
+
+def assert_others_offer_in_view(page: Any) -> None:
+    """The first open offer of someone else, with its Trade button, lies in full
+    above the dock without scrolling."""
+    first = page.wait_for_function(OTHERS_OFFER, timeout=20_000).json_value()
+    assert first["scrollY"] == 0 and first["tappable"], first
+    assert first["bottom"] <= first["dockTop"], first
+
+
 def start_with_bots(page: Any) -> None:
     """The owner's waiting room: add bots to every free seat, then start."""
     page.wait_for_selector('[data-testid="table"][data-phase="waiting"]')

@@ -16,6 +16,7 @@ from tests.browser.conftest import OpenPage, card_ids_in, new_guest, record_fram
 from tests.browser.game_rooms import (
     PHONE,
     assert_fits,
+    assert_others_offer_in_view,
     create_game_room,
     hand,
     phase,
@@ -165,8 +166,10 @@ def test_two_players_trade_a_spectator_sees_only_sizes_and_claims(
     other.wait_for_selector('[data-testid="offer-0"][data-size="1"]')
     assert "to Bo" in watch.get_by_test_id("offer-0").inner_text()
 
-    # Bo answers from the offer's row with OR5: the swap happens at once.
+    # Bo answers from the offer's row with OR5: the swap happens at once. The
+    # row lies above his dock, where he can tap it without scrolling.
     select(other, "OR5")
+    assert_others_offer_in_view(other)
     other.get_by_test_id("btn-answer-0").click()
     page.wait_for_selector('[data-testid="hand"] [data-testid="card-OR5"]')
     other.wait_for_selector('[data-testid="hand"] [data-testid="card-GL1"]')

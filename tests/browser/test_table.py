@@ -193,7 +193,7 @@ def test_a_dropped_socket_or_a_reload_keeps_the_guest_and_the_seat(
 
     page.reload()
     me.wait_phase("playing")
-    page.wait_for_selector('[data-testid="seat-0"].is-you')
+    page.wait_for_selector('[data-testid="seat-0"].is-you', state="attached")
     assert sorted(me.hand()) == hand
     assert page.get_by_test_id("table").get_attribute("data-you") == "0"
     assert page.get_by_test_id("whoami").inner_text() == "Ana"
