@@ -5,7 +5,7 @@
 // Suit shapes are SVG paths in one hidden sprite (installCardSprite), so the
 // cards look the same whatever fonts the machine has.
 
-import { esc } from './dom.js';
+import { esc, on } from './dom.js';
 import { t } from './i18n.js';
 
 const RANKS = 'A23456789TJQK';
@@ -194,6 +194,6 @@ export function cardShell({ interactive, selected, disabled, testid, label, onCl
     el.setAttribute('role', 'img');
   }
   el.setAttribute('aria-label', label);
-  if (onClick) el.addEventListener('click', onClick);
+  if (onClick) on(el, 'click', onClick);
   return el;
 }

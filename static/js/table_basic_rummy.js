@@ -10,7 +10,7 @@
 
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { copyText, formatClock, h, mount } from './dom.js';
-import { bySeat, cls, fillBar } from './ui.js';
+import { bySeat, cls, fillBar, renderTable } from './ui.js';
 import { replayLink, rulesButton, tableDealNotes } from './help.js';
 import { errorText, has, listText, t, tn } from './i18n.js';
 import { gameName } from './lobby.js';
@@ -359,23 +359,9 @@ export class BasicRummyTable {
   // --- rendering ---------------------------------------------------------------
 
   render() {
-    const v = this.view;
-    if (!v) {
+    if (!renderTable(this)) {
       mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, t('table.taking_seat')));
-      return;
     }
-    const focused = document.activeElement?.dataset?.testid;
-    const log = this.root.querySelector('[data-testid="log"]');
-    const stick = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
-    mount(this.root, this.layout());
-    if (focused) {
-      const again = this.root.querySelector(`[data-testid="${CSS.escape(focused)}"]`);
-      if (again && !again.disabled) again.focus({ preventScroll: true });
-    }
-    const newLog = this.root.querySelector('[data-testid="log"]');
-    if (newLog && stick) newLog.scrollTop = newLog.scrollHeight;
-    this.updateClocks();
-    document.title = this.pageTitle();
   }
 
   /** The page's title: the game, marked while it is your turn. */

@@ -14,7 +14,7 @@
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { h } from './dom.js';
-import { bySeat, cls, renderTable, signed } from './ui.js';
+import { bySeat, cls, signed } from './ui.js';
 import { tableDealNotes } from './help.js';
 import { t, tn } from './i18n.js';
 import { whyButton } from './table_basic_rummy.js';
@@ -237,10 +237,6 @@ export class IndonesianRemiTable extends BasicRummyTable {
       if (ok) el.setAttribute('aria-label', t('ir.close_with_label', { card: el.getAttribute('aria-label') }));
     }
     return tree;
-  }
-
-  render() {
-    if (!renderTable(this, { title: this.pageTitle() })) super.render();
   }
 
   centre() {

@@ -16,7 +16,7 @@
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardShell, installSprite, sortByKey, symbolsMarkup } from './cards.js';
 import { esc, formatClock, h } from './dom.js';
-import { cls, fillBar, renderTable, signed } from './ui.js';
+import { cls, fillBar, signed } from './ui.js';
 import { rdReasonText, tableDealNotes } from './help.js';
 import { has, t } from './i18n.js';
 import { whyButton } from './table_basic_rummy.js';
@@ -269,10 +269,10 @@ export class RemmiDemmiTable extends BasicRummyTable {
 
   // --- rendering -----------------------------------------------------------------------------
 
-  render() {
-    const title = this.trading && !this.claimed && this.seated
+  /** The page's title: the game, marked while you may trade. */
+  pageTitle() {
+    return this.trading && !this.claimed && this.seated
       ? t('rd.page_title_trading', { game: this.gameTitle() }) : t('table.page_title', { game: this.gameTitle() });
-    if (!renderTable(this, { title })) super.render();
   }
 
   header() {

@@ -14,7 +14,7 @@
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { cardElement, cardLabel, sortCards } from './cards.js';
 import { h } from './dom.js';
-import { CardDrag, bySeat, cls, renderTable } from './ui.js';
+import { CardDrag, bySeat, cls } from './ui.js';
 import { tableDealNotes } from './help.js';
 import { t } from './i18n.js';
 
@@ -50,7 +50,7 @@ export class TraditionalRemiTable extends BasicRummyTable {
   }
 
   render() {
-    if (!renderTable(this, { title: this.pageTitle() })) super.render();
+    super.render();
     this.dragger.markZones();
   }
 

@@ -1,5 +1,7 @@
 // Small pieces shared by the game tables: class lists, drag and drop of hand
-// cards, and a server-synced countdown.
+// cards, a server-synced countdown, and rendering a table in place.
+
+import { patchInto } from './dom.js';
 
 /** Joins the truthy class names. */
 export function cls(...names) {
@@ -179,6 +181,7 @@ export class CardDrag {
     for (const zone of this.root.querySelectorAll(this.zoneSelector)) zone.classList.add('is-drop-zone');
     const el = this.root.querySelector(`${this.cardSelector}[data-card="${CSS.escape(this.drag.card)}"]`);
     el?.classList.add('is-drag-source');
+    this.drag.hover?.classList.add('is-drop-hover');
   }
 
   up(e) {
@@ -236,73 +239,20 @@ export function serverClock(ctx, view, receivedAt) {
 
 // --- rendering in place ---------------------------------------------------------------
 
-// The containers of a table's layout: patched child by child, never replaced
-// as a whole while their shape stays the same.
-const SHELLS = new Set(['table-wrap', 'table-grid', 'felt', 'side', 'rd-board']);
-
-function isShell(el) {
-  return el.nodeType === Node.ELEMENT_NODE && [...el.classList].some((c) => SHELLS.has(c));
-}
-
-function syncAttributes(old, fresh) {
-  for (const { name } of [...old.attributes]) {
-    if (!fresh.hasAttribute(name)) old.removeAttribute(name);
-  }
-  for (const { name, value } of [...fresh.attributes]) {
-    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
-  }
-}
-
-function sameKind(a, b) {
-  return a.nodeType === b.nodeType && a.nodeName === b.nodeName && isShell(a) === isShell(b)
-    && (a.nodeType !== Node.ELEMENT_NODE || a.getAttribute('data-testid') === b.getAttribute('data-testid'));
-}
-
-function patchShell(old, fresh) {
-  syncAttributes(old, fresh);
-  const before = [...old.childNodes];
-  const after = [...fresh.childNodes];
-  if (before.length !== after.length || before.some((node, i) => !sameKind(node, after[i]))) {
-    old.replaceChildren(...after);
-    return;
-  }
-  before.forEach((node, i) => {
-    const next = after[i];
-    if (isShell(node)) patchShell(node, next);
-    else if (node.nodeType === Node.ELEMENT_NODE ? node.outerHTML !== next.outerHTML : node.nodeValue !== next.nodeValue) {
-      node.replaceWith(next);
-    }
-  });
-}
-
 /**
- * Puts `fresh` (a whole table layout) into `root`, keeping every part of the
- * page that did not change: in a real-time game the server's updates arrive
- * all the time, and a button that is replaced under the pointer loses the
- * click (and the keyboard focus). The containers (SHELLS) are patched child
- * by child; any other element is kept when its markup is the same, else
- * replaced. Kept elements keep their listeners, which is sound because the
- * tables' handlers read the live table state, or only values that show in
- * the markup (a card id, a seat).
+ * A table's `render()`: puts its layout into the page in place (`patchInto`).
+ * In a real-time game the server's updates arrive all the time, and a button
+ * replaced under the pointer would lose the click (and the keyboard focus).
+ * Returns false while the table has no view yet.
  */
-export function renderInPlace(root, fresh) {
-  const old = root.firstElementChild;
-  if (!old || root.childNodes.length !== 1 || !sameKind(old, fresh) || !isShell(old)) {
-    root.replaceChildren(fresh);
-    return;
-  }
-  patchShell(old, fresh);
-}
-
-/** The table's `render()` on top of renderInPlace (the base table mounts afresh). */
-export function renderTable(table, { title } = {}) {
+export function renderTable(table) {
   const v = table.view;
   if (!v) return false;
   const root = table.root;
   const focused = document.activeElement?.dataset?.testid;
   const log = root.querySelector('[data-testid="log"]');
   const stick = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
-  renderInPlace(root, table.layout());
+  patchInto(root, table.layout());
   if (focused && document.activeElement?.dataset?.testid !== focused) {
     const again = root.querySelector(`[data-testid="${CSS.escape(focused)}"]`);
     if (again && !again.disabled) again.focus({ preventScroll: true });
@@ -310,6 +260,6 @@ export function renderTable(table, { title } = {}) {
   const newLog = root.querySelector('[data-testid="log"]');
   if (newLog && stick) newLog.scrollTop = newLog.scrollHeight;
   table.updateClocks();
-  if (title) document.title = title;
+  document.title = table.pageTitle();
   return true;
 }

@@ -169,6 +169,33 @@ def test_a_refused_action_shows_an_inline_error(live_server, open_page: OpenPage
     assert not dialogs, "errors belong inline, not in dialogs"
 
 
+def test_a_press_begun_before_an_update_still_selects_the_card(
+    live_server, open_page: OpenPage
+) -> None:
+    """The server's updates arrive at any moment: one that lands between the
+    press on a card and its release must not swallow the tap, nor the focus."""
+    ana = new_guest(live_server.url, "Ana")
+    _, page = start_scenario_room(live_server.url, ana, open_page, bot_delay_ms=1500)
+    me = Table(page)
+    me.wait_my_turn_to_draw()
+    me.draw_stock()
+    me.discard("KC")
+
+    # Ana presses 9S and holds it until the bot's next move reaches her page.
+    version = int(page.get_by_test_id("table").get_attribute("data-version"))
+    card = page.get_by_test_id("card-9S")
+    box = card.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=\"table\"]').dataset.version) > v",
+        arg=version,
+    )
+    page.mouse.up()
+    page.wait_for_selector('[data-testid="card-9S"][aria-pressed="true"]', timeout=2_000)
+    assert page.evaluate("() => document.activeElement.dataset.testid") == "card-9S"
+
+
 def test_a_dropped_socket_or_a_reload_keeps_the_guest_and_the_seat(
     live_server, open_page: OpenPage
 ) -> None:
