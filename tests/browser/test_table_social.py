@@ -16,7 +16,7 @@ from tests.browser.conftest import (
     new_guest,
     scenario,
 )
-from tests.browser.game_rooms import PHONE, assert_fits
+from tests.browser.game_rooms import PHONE, assert_fits, create_game_room
 from tests.browser.test_table import DEAL, start_scenario_room
 
 pytestmark = pytest.mark.browser
@@ -163,6 +163,33 @@ def test_chat_between_a_player_and_a_spectator(live_server, open_page: OpenPage)
     open_chat(page)
     wait_chat_line(page, "Thanks!")
     assert len(chat_lines(page)) == 2, chat_lines(page)
+
+
+def test_typing_in_the_chat_while_the_table_changes_keeps_every_letter(
+    live_server, open_page: OpenPage
+) -> None:
+    """Each update renders the table again around the chat: the words being
+    typed, and the focus, stay as they were."""
+    ana = new_guest(live_server.url, "Ana")
+    room = create_game_room(live_server.url, ana, "remmi_demmi", 4, fill_bots=True,
+                            bot_delay_ms=150, timer_s=60, rounds=1)
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana)
+    page.get_by_test_id("btn-start").click()
+    page.get_by_test_id("btn-start-snail").click()
+    page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
+    open_chat(page)
+    page.get_by_test_id("chat-input").click()
+    version = int(page.get_by_test_id("table").get_attribute("data-version"))
+    page.keyboard.type("good luck, ", delay=40)
+    # The bots trade on: the table changes while Ana is halfway through.
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=\"table\"]').dataset.version) > v + 3",
+        arg=version,
+    )
+    page.keyboard.type("everyone", delay=40)
+    assert page.get_by_test_id("chat-input").input_value() == "good luck, everyone"
+    page.keyboard.press("Enter")
+    wait_chat_line(page, "good luck, everyone")
 
 
 def test_a_reload_keeps_the_table_log_with_the_bot_moves_marked(
