@@ -9,8 +9,8 @@
 // state: the selected cards, the sort order, the event log and an inline error.
 
 import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
-import { copyText, formatClock, h, mount } from './dom.js';
-import { bySeat, cls, fillBar, renderTable } from './ui.js';
+import { copyText, formatClock, h, mount, patchInto } from './dom.js';
+import { bySeat, cls, fillBar } from './ui.js';
 import { replayLink, rulesButton, tableDealNotes } from './help.js';
 import { errorText, has, listText, t, tn } from './i18n.js';
 import { gameName } from './lobby.js';
@@ -358,10 +358,29 @@ export class BasicRummyTable {
 
   // --- rendering ---------------------------------------------------------------
 
+  /**
+   * Puts the layout into the page in place (`patchInto`): the server's updates
+   * arrive all the time, and a button replaced under the pointer would lose
+   * the click (and the keyboard focus).
+   */
   render() {
-    if (!renderTable(this)) {
-      mount(this.root, h('div', { class: 'loading', testid: 'table-loading' }, t('table.taking_seat')));
+    const root = this.root;
+    if (!this.view) {
+      mount(root, h('div', { class: 'loading', testid: 'table-loading' }, t('table.taking_seat')));
+      return;
     }
+    const focused = document.activeElement?.dataset?.testid;
+    const log = root.querySelector('[data-testid="log"]');
+    const stick = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
+    patchInto(root, this.layout());
+    if (focused && document.activeElement?.dataset?.testid !== focused) {
+      const again = root.querySelector(`[data-testid="${CSS.escape(focused)}"]`);
+      if (again && !again.disabled) again.focus({ preventScroll: true });
+    }
+    const newLog = root.querySelector('[data-testid="log"]');
+    if (newLog && stick) newLog.scrollTop = newLog.scrollHeight;
+    this.updateClocks();
+    document.title = this.pageTitle();
   }
 
   /** The page's title: the game, marked while it is your turn. */

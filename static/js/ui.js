@@ -1,7 +1,5 @@
 // Small pieces shared by the game tables: class lists, drag and drop of hand
-// cards, a server-synced countdown, and rendering a table in place.
-
-import { patchInto } from './dom.js';
+// cards, and a server-synced countdown.
 
 /** Joins the truthy class names. */
 export function cls(...names) {
@@ -235,31 +233,4 @@ export function serverClock(ctx, view, receivedAt) {
   if (typeof ctx.serverNow === 'function') return ctx.serverNow();
   if (view && typeof view.server_time === 'number') return view.server_time + (Date.now() - receivedAt);
   return Date.now();
-}
-
-// --- rendering in place ---------------------------------------------------------------
-
-/**
- * A table's `render()`: puts its layout into the page in place (`patchInto`).
- * In a real-time game the server's updates arrive all the time, and a button
- * replaced under the pointer would lose the click (and the keyboard focus).
- * Returns false while the table has no view yet.
- */
-export function renderTable(table) {
-  const v = table.view;
-  if (!v) return false;
-  const root = table.root;
-  const focused = document.activeElement?.dataset?.testid;
-  const log = root.querySelector('[data-testid="log"]');
-  const stick = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
-  patchInto(root, table.layout());
-  if (focused && document.activeElement?.dataset?.testid !== focused) {
-    const again = root.querySelector(`[data-testid="${CSS.escape(focused)}"]`);
-    if (again && !again.disabled) again.focus({ preventScroll: true });
-  }
-  const newLog = root.querySelector('[data-testid="log"]');
-  if (newLog && stick) newLog.scrollTop = newLog.scrollHeight;
-  table.updateClocks();
-  document.title = table.pageTitle();
-  return true;
 }
