@@ -155,7 +155,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     sockets = app.state.sockets = AddressCap(settings.max_ws_per_address)
 
-    @app.websocket("/ws")
+    # A plain Starlette route: the socket takes no FastAPI dependencies.
+    @app.websocket_route("/ws")
     async def websocket(websocket: WebSocket) -> None:
         address = client_address(websocket.scope)
         if not sockets.try_open(address):

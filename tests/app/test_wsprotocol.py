@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,8 @@ from uvicorn.server import ServerState
 from websockets.frames import Close, Frame, Opcode
 
 from app import wsprotocol
+from app.main import create_app
+from app.settings import Settings
 from app.wsprotocol import (
     EXTENSION,
     FramePath,
@@ -539,3 +542,31 @@ async def test_a_client_gone_before_the_app_answers_the_handshake_is_told_as_a_d
                       {"type": "websocket.disconnect", "code": 1006, "reason": ""},
                       "ClientDisconnected"]
     assert server.transport.writes == [] and not server.state.tasks
+
+
+# --- kartu's app on it ---------------------------------------------------------------
+
+async def test_the_game_socket_goes_through_the_apps_middleware_and_router(
+        tmp_path: Path) -> None:
+    seen: list[tuple[str, str]] = []
+
+    class Recorder:
+        """A middleware as any other: it sees every scope the app is handed."""
+
+        def __init__(self, app: Any) -> None:
+            self.app = app
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            seen.append((scope["type"], scope.get("path", "")))
+            await self.app(scope, receive, send)
+
+    app = create_app(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'kartu.db'}"))
+    app.add_middleware(Recorder)
+    async with app.router.lifespan_context(app):
+        server = _Server(app)
+        server.protocol.data_received(_request())
+        await wait_for(lambda: server.transport.writes, what="the handshake's answer")
+        assert server.transport.writes[0].startswith(b"HTTP/1.1 101")
+        server.protocol.connection_lost(None)
+        await wait_for(lambda: not server.state.tasks, what="the socket's end")
+    assert ("websocket", "/ws") in seen
