@@ -19,8 +19,10 @@ Terms:
   MIME sniffing, no referrer.
 
 Both middlewares are pure ASGI (no per-request task or body copy beyond the
-capped body) and leave WebSockets alone: the game socket's own limits are in
-app/gateway.py.
+capped body) and leave WebSockets alone: a socket is handed on as the inner
+app's own awaitable, so no frame of theirs lives as long as it does (a few
+hundred bytes on each of thousands of idle sockets). The game socket's own
+limits are in app/gateway.py.
 """
 
 from __future__ import annotations
@@ -85,10 +87,11 @@ class BodyLimit:
         self.app = app
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        return self.limit(scope, receive, send) if scope["type"] == "http" else (
+            self.app(scope, receive, send))  # a socket: handed on (module doc)
+
+    async def limit(self, scope: Scope, receive: Receive, send: Send) -> None:
         too_large = {"code": "too_large",
                      "message": f"request bodies are limited to {self.max_bytes} bytes"}
         for name, value in scope.get("headers", ()):
@@ -168,11 +171,11 @@ class SecurityHeaders:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        return self.add_headers(scope, receive, send) if scope["type"] == "http" else (
+            self.app(scope, receive, send))  # a socket: handed on (module doc)
 
+    async def add_headers(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 present = {name.lower() for name, _ in message.get("headers", ())}

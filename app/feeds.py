@@ -36,7 +36,7 @@ Sink = Callable[[int, bytes | memoryview], None]
 
 
 class Feed:
-    __slots__ = ("fan_out", "ready", "receivers", "sinks", "subscription")
+    __slots__ = ("fan_out", "receivers", "sinks", "subscribing", "subscription")
 
     def __init__(self) -> None:
         self.sinks: dict[int, Sink | Receiver] = {}
@@ -45,7 +45,9 @@ class Feed:
         self.fan_out: tuple[Sink, ...] = ()
         self.receivers: tuple[Receiver, ...] = ()
         self.subscription: Subscription | None = None
-        self.ready = asyncio.Event()
+        # Set while the first attachment subscribes; None once it is done (an
+        # Event and its waiters' deque are about 1 KB, on each of five feeds a room).
+        self.subscribing: asyncio.Event | None = asyncio.Event()
 
     def add(self, handle: int, sink: Sink | Receiver) -> None:
         self.sinks[handle] = sink
@@ -118,10 +120,13 @@ class Feeds:
                 del self._feeds[channel]
                 raise
             finally:
-                feed.ready.set()
+                subscribing, feed.subscribing = feed.subscribing, None
+                if subscribing is not None:
+                    subscribing.set()
             return handle
         feed.add(handle, sink)
-        await feed.ready.wait()  # someone else is subscribing it right now
+        if feed.subscribing is not None:  # someone else is subscribing it right now
+            await feed.subscribing.wait()
         if feed.subscription is None:  # ... and failed: try on our own
             feed.remove(handle)
             return await self.attach(channel, sink)

@@ -86,7 +86,7 @@ CLOSE_TRY_LATER = 1013  # also: too many sockets from one address (app/main.py)
 CLOSE_BAD_TOKEN = 4401
 
 
-@dataclass
+@dataclass(slots=True)
 class Membership:
     """This connection's place in one room: its seat (None: watching) and feed."""
 
@@ -105,6 +105,13 @@ class Membership:
 
 class Connection:
     _serial = 0  # numbers this process's connections
+    # One per open socket, most of them idle: slots keep each smaller than
+    # its attribute dict would (bench.load --shape idle).
+    __slots__ = (
+        "_close_task", "_close_with", "_closing", "_flood_at", "_flood_level",
+        "conn_id", "feeds", "memberships", "outgoing", "path", "player", "player_id",
+        "registry", "settings", "ws",
+    )
 
     def __init__(self, websocket: WebSocket, player: PlayerRecord | None, settings: Settings,
                  registry: RoomRegistry, feeds: Feeds) -> None:

@@ -93,6 +93,54 @@ async def test_a_channel_is_subscribed_once_however_many_connections_watch_it() 
     assert not broker._channels.get("room:r:watch")
 
 
+class GatedBroker(MemoryBroker):
+    """The in-process broker, whose subscribes wait for the test to open a gate
+    (and the first of them may fail): a Redis SUBSCRIBE under way."""
+
+    def __init__(self, fail_first: bool) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.fail_first = fail_first
+        self.subscribes = 0
+
+    async def subscribe(self, channel: str, handler: Any) -> Any:
+        self.subscribes += 1
+        await self.gate.wait()
+        if self.fail_first and self.subscribes == 1:
+            raise ConnectionError("the broker went away")
+        return await super().subscribe(channel, handler)
+
+
+async def test_a_connection_attaching_while_its_channel_subscribes_waits_for_it() -> None:
+    broker = GatedBroker(fail_first=False)
+    feeds = Feeds(broker)
+    got: list[str] = []
+    first = asyncio.ensure_future(feeds.attach("room:r:watch", lambda v, d: got.append("a")))
+    second = asyncio.ensure_future(feeds.attach("room:r:watch", lambda v, d: got.append("b")))
+    await asyncio.sleep(0)
+    assert not first.done() and not second.done()  # neither is sent anything yet
+    broker.gate.set()
+    await asyncio.gather(first, second)
+    assert broker.subscribes == 1
+    broker.publish("room:r:watch", envelope_of(3, wire(b'{"type":"state"}')))
+    assert got == ["a", "b"]
+
+
+async def test_when_the_first_subscribe_fails_a_waiting_connection_subscribes_itself() -> None:
+    broker = GatedBroker(fail_first=True)
+    feeds = Feeds(broker)
+    got: list[str] = []
+    first = asyncio.ensure_future(feeds.attach("room:r:watch", lambda v, d: got.append("a")))
+    second = asyncio.ensure_future(feeds.attach("room:r:watch", lambda v, d: got.append("b")))
+    await asyncio.sleep(0)
+    broker.gate.set()
+    results = await asyncio.gather(first, second, return_exceptions=True)
+    assert isinstance(results[0], ConnectionError) and isinstance(results[1], int)
+    assert broker.subscribes == 2
+    broker.publish("room:r:watch", envelope_of(3, wire(b'{"type":"state"}')))
+    assert got == ["b"]
+
+
 async def test_on_the_direct_frame_path_the_socket_gets_the_write_limits_of_the_settings(
         ) -> None:
     class Path(FramePath):
