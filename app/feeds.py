@@ -45,9 +45,9 @@ class Feed:
         self.fan_out: tuple[Sink, ...] = ()
         self.receivers: tuple[Receiver, ...] = ()
         self.subscription: Subscription | None = None
-        # Set while the first attachment subscribes; None once it is done (an
-        # Event and its waiters' deque are about 1 KB, on each of five feeds a room).
-        self.subscribing: asyncio.Event | None = asyncio.Event()
+        # While the first attachment subscribes: set when it is done. Only then
+        # (an Event and its waiters' deque are about 1 KB, and a room has five feeds).
+        self.subscribing: asyncio.Event | None = None
 
     def add(self, handle: int, sink: Sink | Receiver) -> None:
         self.sinks[handle] = sink
@@ -113,6 +113,7 @@ class Feeds:
         feed = self._feeds.get(channel)
         if feed is None:
             feed = self._feeds[channel] = Feed()
+            subscribing = feed.subscribing = asyncio.Event()
             feed.add(handle, sink)
             try:
                 feed.subscription = await self.broker.subscribe(channel, feed.deliver)
@@ -120,9 +121,8 @@ class Feeds:
                 del self._feeds[channel]
                 raise
             finally:
-                subscribing, feed.subscribing = feed.subscribing, None
-                if subscribing is not None:
-                    subscribing.set()
+                feed.subscribing = None
+                subscribing.set()
             return handle
         feed.add(handle, sink)
         if feed.subscribing is not None:  # someone else is subscribing it right now
