@@ -790,9 +790,9 @@ export class BasicRummyTable {
   }
 
   /**
-   * Whether the hint only repeats the turn's instructions (nothing chosen
-   * yet, nothing to warn of): the status line says the same, and a very
-   * short screen leaves it out (style.css).
+   * Whether the hint is only guidance (nothing chosen yet, nothing to warn
+   * of): the status line already says what to do, so a very short screen
+   * leaves the hint out (style.css). It adds to the status, never repeats it.
    */
   hintIsIdle() {
     return this.selected.size === 0;
@@ -801,7 +801,7 @@ export class BasicRummyTable {
   hintText() {
     const v = this.view;
     if (!this.myTurn) return this.selected.size ? t('hint.n_selected', { n: this.selected.size }) : '';
-    if (v.step === 'draw') return t('br.hint_draw');
+    if (v.step === 'draw') return this.drawHint();
     const n = this.selected.size;
     const melds = this.allMelds().length;
     if (n === 0) return t('br.hint_select');
@@ -813,6 +813,11 @@ export class BasicRummyTable {
     if (n === 2) return t('why.meld_three');
     if (v.can_meld === false) return t('why.one_meld_per_turn');
     return t('hint.meld_n_q', { n });
+  }
+
+  /** The hint while you are to draw: how, and what this game's rules make of a take. */
+  drawHint() {
+    return t('br.hint_draw');
   }
 
   winnersText() {

@@ -104,6 +104,10 @@ export class TraditionalRemiTable extends BasicRummyTable {
     return t(this.about(r.winner, r.hunt ? 'tr.went_out_hunt' : 'tr.went_out'), { name: this.nameOf(r.winner) });
   }
 
+  drawHint() {
+    return t('tr.hint_draw'); // a taken discard may go straight back (TR-8)
+  }
+
   hintText() {
     const v = this.view;
     if (this.myTurn && v.step === 'play' && this.selected.size === 1) {

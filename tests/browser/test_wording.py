@@ -189,7 +189,7 @@ TEXTS_SCRIPT = """async ([lang, asks]) => {
   setLanguage(lang);
   return asks.map(([key, params]) => t(key, params));
 }"""
-GESTURE_KEYS = ["br.hint_draw", "ir.hint_draw", "rd.hint_tap_again"]
+GESTURE_KEYS = ["br.hint_draw", "tr.hint_draw", "rd.hint_tap_again"]
 # How each language starts those sentences, for a mouse and for a finger.
 GESTURES = {
     "en": ("Click", "Tap"), "fr": ("Cliquez", "Touchez"), "id": ("Klik", "Ketuk"),
