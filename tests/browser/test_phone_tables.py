@@ -242,12 +242,14 @@ def screenshot(page: Any, game: str, phone: bool) -> None:
 # what a mouse clicks; Indonesian Remi's status names the gesture itself).
 DRAW_HINT = {
     "basic_rummy": {
-        False: "Click a pile to draw. A taken discard can't be discarded this turn.",
-        True: "Tap a pile to draw. A taken discard can't be discarded this turn."},
+        False: "Click a pile to draw. A card taken from the discard pile can't go back "
+               "this turn.",
+        True: "Tap a pile to draw. A card taken from the discard pile can't go back this turn."},
     "traditional_remi": {False: "Click a pile to draw.", True: "Tap a pile to draw."},
     "indonesian_remi": dict.fromkeys(
         (False, True),
-        "A taken discard must go into a new meld at once; the cards above it join your hand."),
+        "A card taken from the discard pile must go into a new meld at once; the cards "
+        "above it join your hand."),
 }
 
 
