@@ -111,12 +111,19 @@ class GatedBroker(MemoryBroker):
         return await super().subscribe(channel, handler)
 
 
-async def test_a_connection_attaching_while_its_channel_subscribes_waits_for_it() -> None:
-    broker = GatedBroker(fail_first=False)
+def attach_two(broker: GatedBroker, got: list[str]) -> tuple[asyncio.Future[int],
+                                                            asyncio.Future[int]]:
+    """Connections "a" and "b" attaching to one channel at once, each noting what it gets."""
     feeds = Feeds(broker)
-    got: list[str] = []
     first = asyncio.ensure_future(feeds.attach("room:r:watch", lambda v, d: got.append("a")))
     second = asyncio.ensure_future(feeds.attach("room:r:watch", lambda v, d: got.append("b")))
+    return first, second
+
+
+async def test_a_connection_attaching_while_its_channel_subscribes_waits_for_it() -> None:
+    broker = GatedBroker(fail_first=False)
+    got: list[str] = []
+    first, second = attach_two(broker, got)
     await asyncio.sleep(0)
     assert not first.done() and not second.done()  # neither is sent anything yet
     broker.gate.set()
@@ -128,10 +135,8 @@ async def test_a_connection_attaching_while_its_channel_subscribes_waits_for_it(
 
 async def test_when_the_first_subscribe_fails_a_waiting_connection_subscribes_itself() -> None:
     broker = GatedBroker(fail_first=True)
-    feeds = Feeds(broker)
     got: list[str] = []
-    first = asyncio.ensure_future(feeds.attach("room:r:watch", lambda v, d: got.append("a")))
-    second = asyncio.ensure_future(feeds.attach("room:r:watch", lambda v, d: got.append("b")))
+    first, second = attach_two(broker, got)
     await asyncio.sleep(0)
     broker.gate.set()
     results = await asyncio.gather(first, second, return_exceptions=True)

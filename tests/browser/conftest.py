@@ -186,6 +186,19 @@ def phase(page: Any) -> str:
     return str(page.get_by_test_id("table").get_attribute("data-phase"))
 
 
+def table_version(page: Any) -> int:
+    """The version of the room state the table shows."""
+    return int(page.get_by_test_id("table").get_attribute("data-version"))
+
+
+def wait_version_past(page: Any, version: int) -> None:
+    """Waits until the table shows a room state newer than ``version``."""
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=\"table\"]').dataset.version) > v",
+        arg=version,
+    )
+
+
 def hand(page: Any) -> list[str]:
     return list(
         page.eval_on_selector_all(

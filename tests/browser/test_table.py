@@ -18,6 +18,8 @@ from tests.browser.conftest import (
     new_guest,
     record_frames,
     scenario,
+    table_version,
+    wait_version_past,
 )
 
 pytestmark = pytest.mark.browser
@@ -182,15 +184,12 @@ def test_a_press_begun_before_an_update_still_selects_the_card(
     me.discard("KC")
 
     # Ana presses 9S and holds it until the bot's next move reaches her page.
-    version = int(page.get_by_test_id("table").get_attribute("data-version"))
+    version = table_version(page)
     card = page.get_by_test_id("card-9S")
     box = card.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
-    page.wait_for_function(
-        "v => Number(document.querySelector('[data-testid=\"table\"]').dataset.version) > v",
-        arg=version,
-    )
+    wait_version_past(page, version)
     page.mouse.up()
     page.wait_for_selector('[data-testid="card-9S"][aria-pressed="true"]', timeout=2_000)
     assert page.evaluate("() => document.activeElement.dataset.testid") == "card-9S"
@@ -205,14 +204,11 @@ def test_a_dropped_socket_or_a_reload_keeps_the_guest_and_the_seat(
     me.wait_my_turn_to_draw()
 
     # The connection drops: the client reconnects by itself, re-joins, and plays on.
-    version = int(page.get_by_test_id("table").get_attribute("data-version"))
+    version = table_version(page)
     with page.expect_websocket() as reconnected:
         page.evaluate("() => window.kartu.socket.ws.close()")
     assert f"token={ana['token']}" in reconnected.value.url
-    page.wait_for_function(
-        "v => Number(document.querySelector('[data-testid=\"table\"]').dataset.version) > v",
-        arg=version,
-    )
+    wait_version_past(page, version)
     assert sorted(me.hand()) == sorted(ANA)
     me.wait_my_turn_to_draw()
     me.draw_stock()

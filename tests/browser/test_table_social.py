@@ -15,6 +15,8 @@ from tests.browser.conftest import (
     create_room,
     new_guest,
     scenario,
+    table_version,
+    wait_version_past,
 )
 from tests.browser.game_rooms import PHONE, assert_fits, create_game_room
 from tests.browser.test_table import DEAL, start_scenario_room
@@ -179,13 +181,10 @@ def test_typing_in_the_chat_while_the_table_changes_keeps_every_letter(
     page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
     open_chat(page)
     page.get_by_test_id("chat-input").click()
-    version = int(page.get_by_test_id("table").get_attribute("data-version"))
+    version = table_version(page)
     page.keyboard.type("good luck, ", delay=40)
     # The bots trade on: the table changes while Ana is halfway through.
-    page.wait_for_function(
-        "v => Number(document.querySelector('[data-testid=\"table\"]').dataset.version) > v + 3",
-        arg=version,
-    )
+    wait_version_past(page, version + 3)
     page.keyboard.type("everyone", delay=40)
     assert page.get_by_test_id("chat-input").input_value() == "good luck, everyone"
     page.keyboard.press("Enter")
