@@ -71,11 +71,19 @@ function sameKind(a, b) {
   return a.nodeType === b.nodeType && a.nodeName === b.nodeName && keyOf(a) === keyOf(b);
 }
 
+// Attributes the reader sets, not the render: a drawer (<details>) stays open
+// or shut as it was left, even by a tap an update overtakes before its toggle
+// event has told the table.
+function ownedByReader(el, name) {
+  return name === 'open' && el instanceof HTMLDetailsElement;
+}
+
 function syncAttributes(old, fresh) {
   for (const { name } of [...old.attributes]) {
-    if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+    if (!fresh.hasAttribute(name) && !ownedByReader(old, name)) old.removeAttribute(name);
   }
   for (const { name, value } of [...fresh.attributes]) {
+    if (ownedByReader(old, name)) continue;
     if (name === 'style') {
       // Through the CSSOM, as h() sets it: the CSP refuses a style attribute.
       if (old.style.cssText !== fresh.style.cssText) old.style.cssText = fresh.style.cssText;
@@ -125,7 +133,8 @@ function patchChildren(parent, after) {
  * keeps every node of `old` that `fresh` has a match for: its attributes, text,
  * handlers and children become `fresh`'s, but it stays in the page. So a
  * button that a render leaves where it was keeps the press the pointer began
- * on it, and its focus. Form controls show the value `fresh` was built with.
+ * on it, and its focus. Form controls show the value `fresh` was built with;
+ * a drawer stays open or shut as the reader left it.
  */
 export function patch(old, fresh) {
   if (old.nodeType !== Node.ELEMENT_NODE) {

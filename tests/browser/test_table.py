@@ -195,6 +195,34 @@ def test_a_press_begun_before_an_update_still_selects_the_card(
     assert page.evaluate("() => document.activeElement.dataset.testid") == "card-9S"
 
 
+# A page's drawer patched with trees built open or shut (static/js/dom.js):
+# whether it is open after each patch that follows the reader's own toggle.
+DRAWER_SCRIPT = """async () => {
+  const { h, patch } = await import('/static/js/dom.js');
+  const build = (open) => h('div', null,
+    h('details', { testid: 'drawer', open }, h('summary', null, 'Trades'),
+      h('p', null, 'a trade')));
+  const page = build(false);
+  document.body.append(page);
+  const drawer = page.querySelector('details');
+  drawer.open = true;  // the reader opens it; the update was built before the toggle told anyone
+  patch(page, build(false));
+  const keptOpen = page.querySelector('details') === drawer && drawer.open;
+  drawer.open = false;  // and shuts it again
+  patch(page, build(true));
+  page.remove();
+  return [keptOpen, drawer.open];
+}"""
+
+
+def test_a_drawer_stays_as_the_player_left_it_through_updates(
+    live_server, open_page: OpenPage
+) -> None:
+    page = open_page(live_server.url + "/")
+    page.locator(".hero h1").wait_for()
+    assert page.evaluate(DRAWER_SCRIPT) == [True, False]
+
+
 def test_a_dropped_socket_or_a_reload_keeps_the_guest_and_the_seat(
     live_server, open_page: OpenPage
 ) -> None:
