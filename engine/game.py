@@ -71,6 +71,9 @@ class Game(Protocol):
     turn_based: ClassVar[bool]
     # The seats of a new table when whoever opens it names no count.
     default_seats: ClassVar[int]
+    # Whether a new table gives its empty seats to bots when the game starts,
+    # unless whoever opens it says otherwise (the room option ``fill_bots``).
+    fill_bots_by_default: ClassVar[bool]
     # Options (over the defaults) for a short game, one a coffee break fits;
     # the daily deal plays these.
     short_options: ClassVar[Mapping[str, Any]]

@@ -4,7 +4,8 @@ Common options (all optional):
 
 - ``seed``: int, makes the deals reproducible (otherwise the server picks one);
 - ``bot_delay_ms``: a bot's think time, 0-10000 (default 800);
-- ``fill_bots``: bool, empty seats get bots when the game starts;
+- ``fill_bots``: bool, empty seats get bots when the game starts (default:
+  the game's ``fill_bots_by_default``);
 - ``scenario``: a fixed first deal, for tests (the server may refuse it);
 - ``turn_clock_s``: turn-based games only, seconds a player has for a turn
   before a bot plays it for them (default 60, 0 = no clock).
@@ -22,7 +23,8 @@ DEFAULT_TURN_CLOCK_S = 60
 
 
 def common_defaults(game: Game) -> dict[str, Any]:
-    defaults: dict[str, Any] = {"bot_delay_ms": DEFAULT_BOT_DELAY_MS, "fill_bots": False}
+    defaults: dict[str, Any] = {"bot_delay_ms": DEFAULT_BOT_DELAY_MS,
+                                "fill_bots": game.fill_bots_by_default}
     if game.turn_based:
         defaults["turn_clock_s"] = DEFAULT_TURN_CLOCK_S
     return defaults

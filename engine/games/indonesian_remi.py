@@ -204,6 +204,7 @@ class IndonesianRemi(RummyGame):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     default_seats: ClassVar[int] = 4  # IR-2
+    fill_bots_by_default: ClassVar[bool] = True  # IR-2
     turn_based: ClassVar[bool] = True
     rules: ClassVar[RummyRules] = RULES
     option_keys: ClassVar[frozenset[str]] = frozenset({"deals", "target", "hand_melds_count"})

@@ -489,6 +489,7 @@ class RemmiDemmi:
     min_players: ClassVar[int] = 4
     max_players: ClassVar[int] = 9
     default_seats: ClassVar[int] = 4
+    fill_bots_by_default: ClassVar[bool] = False
     turn_based: ClassVar[bool] = False
     # RD-17: the most points win.
     lowest_wins: ClassVar[bool] = False

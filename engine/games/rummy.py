@@ -228,6 +228,7 @@ class RummyGame:
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     default_seats: ClassVar[int]
+    fill_bots_by_default: ClassVar[bool] = False
     turn_based: ClassVar[bool] = True
     short_options: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     rules: ClassVar[RummyRules]

@@ -243,6 +243,9 @@ async def test_http_api_contract(live_server: LiveServer) -> None:
     games = {g["game"]: g for g in httpx.get(f"{url}/api/games").json()}
     assert games["basic_rummy"]["min_players"] == 2 and games["basic_rummy"]["max_players"] == 6
     assert games["basic_rummy"]["options"]["target"] == 100
+    # IR-2: the lobby's form starts from the catalog's defaults.
+    assert games["indonesian_remi"]["options"]["fill_bots"] is True
+    assert games["basic_rummy"]["options"]["fill_bots"] is False
     assert httpx.post(f"{url}/api/guests", json={"name": ""}).status_code == 422
     assert httpx.post(f"{url}/api/guests", json={"name": "x" * 25}).status_code == 422
     assert httpx.post(f"{url}/api/guests", json={"name": "a\nb"}).status_code == 422

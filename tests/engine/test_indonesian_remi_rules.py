@@ -19,6 +19,8 @@ from engine.errors import BadOptions, GameError, NotYourTurn
 from engine.games import find_game
 from engine.games.indonesian_remi import IndonesianRemi, card_value
 from engine.games.rummy import RummyState
+from engine.room import Join, RoomError, Start
+from tests.engine import room_harness
 from tests.engine.rummy_harness import RummyTable, cards, discard, meld
 from tests.engine.rummy_harness import normal_any_order as normal
 
@@ -139,6 +141,20 @@ def test_ir_2_two_to_four_players(players: int) -> None:
 def test_ir_2_more_or_fewer_players_are_refused_and_four_is_the_default() -> None:
     TABLE.check_player_counts(2, 4)
     assert GAME.default_seats == 4
+
+
+def test_ir_2_empty_seats_are_filled_with_bots_unless_the_table_says_otherwise() -> None:
+    room, _ = room_harness.make_room(GAME, GAME.default_seats, room_id="r1", seed=7)
+    room.handle(Join("ana", "Ana", "player"), 1)
+    room.handle(Start("ana"), 2)
+    assert room.status == "playing"
+    assert [seat.bot for seat in room.seats] == [False, True, True, True]
+
+    room, _ = room_harness.make_room(GAME, 4, room_id="r2", seed=7, fill_bots=False)
+    room.handle(Join("ana", "Ana", "player"), 1)
+    with pytest.raises(RoomError) as err:
+        room.handle(Start("ana"), 2)
+    assert err.value.code == "illegal_action" and room.status == "waiting"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
