@@ -149,9 +149,14 @@ async def get_room(room_id: str, registry: Registry) -> dict[str, Any]:
     return summary
 
 
+# A room's game numbers are stored as 32-bit integers: none is larger.
+MAX_GAME_NUMBER = 2**31 - 1
+
+
 @router.get("/api/rooms/{room_id}/replay")
 async def get_replay(room_id: str, request: Request, store: StoreDep,
-                     game: int | None = None) -> dict[str, Any]:
+                     game: Annotated[int | None, Query(ge=1, le=MAX_GAME_NUMBER)] = None,
+                     ) -> dict[str, Any]:
     """The room's latest finished game, or its game number ``game`` (rematches)."""
     if await replay_is_private(request.app, store, room_id):
         raise ApiError(403, "daily_private",

@@ -223,7 +223,11 @@ def finish_listener(store: Store
 
 # --- HTTP ---------------------------------------------------------------------------
 
-DayQuery = Annotated[dt.date | None, Query(alias="date", description="YYYY-MM-DD (UTC)")]
+# The daily calendar's first day: every day since has a deal, and the day
+# before an asked day (``yesterday``) is always a date.
+FIRST_DAY = dt.date(2000, 1, 1)
+DayQuery = Annotated[dt.date | None, Query(alias="date", ge=FIRST_DAY,
+                                           description="YYYY-MM-DD (UTC), 2000-01-01 or later")]
 
 
 def _game(name: str) -> Game:

@@ -5,9 +5,11 @@ Terms:
 - *body limit*: the most bytes a request body may have (``KARTU_MAX_BODY``).
   Checked on ``Content-Length`` up front and on the bytes as they stream in,
   so a body that lies about its length is cut off all the same.
-- *non-finite number*: ``NaN``, ``Infinity``, ``-Infinity``: accepted by
-  Python's JSON parser, not JSON, and not serialisable in a reply (they
-  turned a 422 into a 500). A JSON body holding one is refused with 422.
+- *unreadable number*: ``NaN``, ``Infinity``, ``-Infinity`` (accepted by
+  Python's JSON parser, but not JSON), a number too large for a float
+  (``1e400``, read as infinity) or an integer past Python's limit on digits.
+  The first three are not serialisable in a reply (a 422 became a 500), the
+  last fails the route's parser. A JSON body holding one is refused with 422.
 - *JSON depth*: how deeply a body nests arrays and objects; no request
   needs more than a few levels, and a deep one only costs the parser's
   stack (:data:`MAX_BODY_DEPTH`; 422 ``bad_json``).
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import time
 from collections import OrderedDict
@@ -57,22 +60,38 @@ async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
     await send({"type": "http.response.body", "body": data})
 
 
+class UnreadableNumber(Exception):
+    """A number of a JSON body that Python would not read as a finite number."""
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(name)
+    raise UnreadableNumber(f"{name} is not a JSON number: send finite numbers only")
 
 
-def non_finite_number(body: bytes) -> str | None:
-    """The first NaN or Infinity of a JSON body, or None (also for a body that is
-    no JSON at all: the route's own parser answers that)."""
-    if b"NaN" not in body and b"Infinity" not in body:
-        return None  # a string holding the words is fine, and their absence is quick
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise UnreadableNumber(f"{text} is too large a number: send finite numbers only")
+    return value
+
+
+def _whole_number(text: str) -> int:
     try:
-        json.loads(body, parse_constant=_reject_constant)
-    except RecursionError:
-        return None  # nested too deep to look into: the route's parser refuses it
-    except ValueError as err:
-        word = str(err)
-        return word if word in ("NaN", "Infinity", "-Infinity") else None
+        return int(text)
+    except ValueError:  # past Python's limit on the digits of an int
+        raise UnreadableNumber(f"a number of {len(text)} digits is too long") from None
+
+
+def unreadable_number(body: bytes) -> str | None:
+    """Why a number of a JSON body is refused, or None (also for a body that is
+    no JSON at all: the route's own parser answers that)."""
+    try:
+        json.loads(body, parse_constant=_reject_constant, parse_float=_finite_float,
+                   parse_int=_whole_number)
+    except UnreadableNumber as err:
+        return str(err)
+    except (ValueError, RecursionError):
+        return None  # no JSON, or too deep to look into: the route's parser refuses it
     return None
 
 
@@ -80,7 +99,7 @@ MAX_BODY_DEPTH = 32
 
 
 class BodyLimit:
-    """Caps request bodies at ``max_bytes`` (413) and refuses non-finite numbers in
+    """Caps request bodies at ``max_bytes`` (413) and refuses unreadable numbers in
     JSON bodies (422), before the app reads them."""
 
     def __init__(self, app: ASGIApp, max_bytes: int = 16_384) -> None:
@@ -127,11 +146,9 @@ class BodyLimit:
                     "code": "bad_json",
                     "message": f"JSON nested deeper than {MAX_BODY_DEPTH} levels"})
                 return
-            word = non_finite_number(body)
-            if word is not None:
-                await _send_json(send, 422, {
-                    "code": "bad_json",
-                    "message": f"{word} is not a JSON number: send finite numbers only"})
+            why = unreadable_number(body)
+            if why is not None:
+                await _send_json(send, 422, {"code": "bad_json", "message": why})
                 return
         delivered = False
 

@@ -421,9 +421,17 @@ async def test_leaderboard_you_outside_the_top_and_stats(tmp_path: Path) -> None
         other_day = (await client.get("/api/leaderboard/basic_rummy?date=2024-04-30")).json()
         assert other_day["entries"] == [] and other_day["total"] == 0
 
-        for bad in ({"limit": 0}, {"limit": 501}, {"date": "yesterday"}):
+        for bad in ({"limit": 0}, {"limit": 501}, {"date": "yesterday"},
+                    {"date": "0001-01-01"}, {"date": "1999-12-31"}):
             assert (await client.get("/api/leaderboard/basic_rummy", params=bad)
                     ).status_code == 422
+        # The day before the calendar's first day is a date; the one before
+        # the earliest date was none, and answered 500.
+        for bad in ("0001-01-01", "1999-12-31"):
+            assert (await client.get("/api/daily/basic_rummy", params={"date": bad})
+                    ).status_code == 422
+        first = (await client.get("/api/daily/basic_rummy", params={"date": "2000-01-01"})).json()
+        assert first["yesterday"]["date"] == "1999-12-31"
         unknown = await client.get("/api/leaderboard/go_fish")
         assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_game"
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from app.edge import TokenBuckets, non_finite_number, redact
+from app.edge import TokenBuckets, redact, unreadable_number
 from tests.live import LiveServer
 from tests.wsclient import Client, new_guest
 
@@ -58,8 +58,10 @@ def test_a_streamed_body_is_cut_off_at_the_limit(live_server: LiveServer) -> Non
     assert httpx.post(f"{live_server.url}/api/guests", json={"name": "Ana"}).status_code == 201
 
 
-@pytest.mark.parametrize("body", ['{"name": NaN}', '{"name": Infinity}', '{"name": -Infinity}'])
-def test_non_finite_numbers_are_refused_with_422(live_server: LiveServer, body: str) -> None:
+@pytest.mark.parametrize("body", ['{"name": NaN}', '{"name": Infinity}', '{"name": -Infinity}',
+                                  '{"name": 1e400}', '{"name": -1e400}',
+                                  '{"name": ' + "9" * 5000 + "}"])
+def test_unreadable_numbers_are_refused_with_422(live_server: LiveServer, body: str) -> None:
     response = httpx.post(f"{live_server.url}/api/guests", content=body,
                           headers={"Content-Type": "application/json"})
     assert response.status_code == 422 and response.json()["code"] == "bad_json"
@@ -77,11 +79,14 @@ def test_a_deeply_nested_body_is_refused_with_422(live_server: LiveServer) -> No
     assert response.status_code == 422 and response.json()["code"] == "bad_json"
 
 
-def test_non_finite_number_finder() -> None:
-    assert non_finite_number(b'{"name": "NaN Infinity"}') is None
-    assert non_finite_number(b'{"a": [1, NaN]}') == "NaN"
-    assert non_finite_number(b"not json NaN") is None
-    assert non_finite_number(b"[" * 50_000 + b"NaN" + b"]" * 50_000) is None
+def test_unreadable_number_finder() -> None:
+    assert unreadable_number(b'{"name": "NaN Infinity 1e400"}') is None
+    assert unreadable_number(b'{"a": [1, 2.5, 1e300, -7]}') is None
+    assert unreadable_number(b'{"a": [1, NaN]}') == "NaN is not a JSON number: send finite numbers only"
+    assert unreadable_number(b'[1E999]') == "1E999 is too large a number: send finite numbers only"
+    assert unreadable_number(b"[" + b"1" * 5000 + b"]") == "a number of 5000 digits is too long"
+    assert unreadable_number(b"not json NaN") is None
+    assert unreadable_number(b"[" * 50_000 + b"NaN" + b"]" * 50_000) is None
 
 
 @pytest.mark.parametrize("path", ["/", "/static/js/app.js", "/static/style.css",

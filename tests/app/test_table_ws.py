@@ -218,6 +218,11 @@ async def test_a_rematch_plays_again_in_the_same_room_and_keeps_both_games(
         raise AssertionError("the rematch was not recorded")
     latest, first = await replays()
     assert first["number"] == 1 and latest["seed"] != first["seed"]
+    missing = httpx.get(f"{live_server.url}/api/rooms/{room}/replay?game=3")
+    assert missing.status_code == 404 and missing.json()["code"] == "no_replay"
+    for bad in ("0", "-1", str(2**63)):  # past the stored numbers' range: was a 500
+        assert httpx.get(f"{live_server.url}/api/rooms/{room}/replay?game={bad}"
+                         ).status_code == 422
     assert [a["action"]["kind"] for a in latest["actions"]] == ["draw", "meld", "discard"]
     for client in (ana, bo):
         await client.close()
