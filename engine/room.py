@@ -296,6 +296,10 @@ class LogPacking:
 AS_IS = LogPacking()
 
 
+# Room options that deal the cards: whoever knows one knows every hand.
+SECRET_OPTIONS = frozenset({"seed", "scenario"})
+
+
 @dataclass
 class RoomCore:
     """A room's whole state and the rules for changing it. Synchronous; ``now`` in ms."""
@@ -381,12 +385,15 @@ class RoomCore:
 
     @property
     def public_options(self) -> dict[str, Any]:
-        """The options anyone may see (a scenario would give a deal away).
+        """The options anyone may see: all but the deal's makers (a ``seed`` or
+        a ``scenario`` would give every hand away; a finished game's replay
+        shows its seed).
 
         Made once: a room's options never change, and every view shows them.
         """
         if self._public_options is None:
-            self._public_options = {k: v for k, v in self.options.items() if k != "scenario"}
+            self._public_options = {k: v for k, v in self.options.items()
+                                    if k not in SECRET_OPTIONS}
         return self._public_options
 
     def summary(self) -> dict[str, Any]:

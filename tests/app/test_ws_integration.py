@@ -190,6 +190,22 @@ async def test_a_socket_without_token_may_only_watch(live_server: LiveServer) ->
     await anon.close()
 
 
+async def test_a_chosen_seed_is_shown_to_nobody(live_server: LiveServer) -> None:
+    # A seed deals every hand: whoever reads it can deal the game for themselves.
+    ana = new_guest(live_server.url, "Ana")
+    room = create_room(live_server.url, ana["token"], "basic_rummy", 2, seed=12345,
+                       deals=2)["room_id"]
+    summary = httpx.get(f"{live_server.url}/api/rooms/{room}").json()
+    lobby = httpx.get(f"{live_server.url}/api/rooms").json()["rooms"]
+    anon = await Client.open(live_server.ws_url)
+    await anon.request({"type": "join", "room": room, "role": "spectator"})
+    view = (await anon.wait_for(lambda f: f["type"] == "state"))["view"]
+    for options in (summary["options"], *(r["options"] for r in lobby if r["room_id"] == room),
+                    view["room"]["options"]):
+        assert options["deals"] == 2 and "seed" not in options
+    await anon.close()
+
+
 @pytest.fixture(params=["kartu", "websockets-sansio"])
 def any_ws_server(request: pytest.FixtureRequest, server_factory: Any) -> LiveServer:
     """A server on kartu's WebSocket protocol, and one on uvicorn's (the ASGI queue path)."""
