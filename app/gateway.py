@@ -12,7 +12,7 @@ ASGI server they go through a bounded outgoing queue drained by a writer task.
 
 Abuse handling, in the order it bites:
 
-- a frame larger than ``max_frame_bytes`` closes the socket (1009);
+- a frame larger than ``max_frame_bytes`` (its UTF-8 bytes) closes the socket (1009);
 - the *flood level* rises by one per message (a ``join`` or ``leave`` by
   ``join_cost``: each one sends frames to every member of the room) and
   drains at ``flood_rate`` per second; above ``flood_refuse_level`` messages
@@ -101,6 +101,11 @@ class Membership:
         self.floor = version
         if self.receiver is not None:
             self.receiver.floor = version
+
+
+def frame_size(text: str) -> int:
+    """The bytes ``text`` took on the wire (UTF-8): its length when it is ASCII."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 class Connection:
@@ -217,7 +222,7 @@ class Connection:
                 if not isinstance(text, str):
                     self.send(frames.error("bad_message", reason="not_text"))
                     continue
-                if len(text) > self.settings.max_frame_bytes:
+                if frame_size(text) > self.settings.max_frame_bytes:
                     self.close_soon(CLOSE_TOO_BIG, "message too big")
                     break
                 if not self._admit(text):

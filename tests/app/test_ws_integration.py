@@ -222,6 +222,20 @@ async def test_oversized_frames_close_the_socket(any_ws_server: LiveServer) -> N
     assert client.ws.close_code in (1009, 1008)
 
 
+async def test_the_frame_limit_counts_bytes_not_characters(any_ws_server: LiveServer) -> None:
+    # 4,000 four-byte characters: 16,000 bytes of UTF-8 are served...
+    client = await Client.open(any_ws_server.ws_url)
+    await client.ws.send(json.dumps({"type": "ping", "ref": 1, "pad": "\U0001F0CF" * 4_000},
+                                    ensure_ascii=False))
+    await client.wait_for(lambda f: f["type"] == "pong" and f["ref"] == 1)
+    # ... 16,000 of them (64,000 bytes, far past the 16 KiB limit) close the socket.
+    await client.ws.send(json.dumps({"type": "ping", "pad": "\U0001F0CF" * 16_000},
+                                    ensure_ascii=False))
+    with pytest.raises(ConnectionError):
+        await client.wait_for(lambda f: False, timeout=5)
+    assert client.ws.close_code == 1009
+
+
 async def test_flooding_is_refused_then_closed(any_ws_server: LiveServer) -> None:
     client = await Client.open(any_ws_server.ws_url)
     for i in range(300):
