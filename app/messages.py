@@ -2,7 +2,8 @@
 
 Every frame is a JSON object with a ``type``; pydantic checks it against the
 tagged union below before anything else sees it. ``ref`` is the client's own
-number for a request and is echoed in the ``ack`` or ``error`` it causes.
+number for a request (a JSON integer or string) and is echoed in the ``ack``
+or ``error`` it causes.
 Server-to-client frames are built by :mod:`app.frames`.
 """
 
@@ -18,7 +19,9 @@ Ref = int | str | None
 
 
 class _Message(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # Strict: a field's JSON type is its type (``true`` is no seat, ``"1"`` no
+    # ref), so what is echoed or acted on is what the client sent.
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
     ref: Ref = None
 
 

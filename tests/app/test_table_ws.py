@@ -102,6 +102,9 @@ async def test_the_owner_removes_a_bot_before_the_start(live_server: LiveServer)
     assert (refused["code"], refused["reason"]) == ("forbidden", "owner_only")
     refused = await ana.request({"type": "remove_bot", "room": room, "seat": 0})
     assert (refused["reason"], refused["params"]) == ("not_a_bot_seat", {"seat": 0})
+    for seat in (True, "1", 1.0):  # a seat is a JSON integer: nothing else is read as one
+        refused = await ana.request({"type": "remove_bot", "room": room, "seat": seat})
+        assert refused["code"] == "bad_message", seat
     assert (await ana.request({"type": "remove_bot", "room": room, "seat": 1}))["type"] == "ack"
     view = (await bo.state_where(room, lambda v: v["seats"][1]["name"] is None))["view"]
     assert not view["seats"][1]["bot"] and view["seats"][2]["bot"]

@@ -168,7 +168,9 @@ async def test_bad_frames_get_bad_message_and_change_nothing(live_server: LiveSe
     guest = new_guest(live_server.url, "Cy")
     client = await Client.open(live_server.ws_url, guest["token"])
     for bad in ("not json", "[1,2]", '{"type":"warp"}', '{"type":"join"}',
-                '{"type":"act","room":"x","action":"draw"}'):
+                '{"type":"act","room":"x","action":"draw"}',
+                # A ref is a JSON integer or string, echoed as it came.
+                '{"type":"ping","ref":true}', '{"type":"ping","ref":1.0}'):
         await client.ws.send(bad)
         reply = await client.wait_for(lambda f: f["type"] == "error",
                                       start=len(client.frames))
