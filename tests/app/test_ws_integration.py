@@ -224,6 +224,15 @@ async def test_oversized_frames_close_the_socket(any_ws_server: LiveServer) -> N
     assert client.ws.close_code in (1009, 1008)
 
 
+async def test_a_text_frame_that_is_not_utf8_closes_the_socket(
+        any_ws_server: LiveServer) -> None:
+    client = await Client.open(any_ws_server.ws_url)
+    await client.ws.send(b'{"type":"ping","pad":"\xff"}', text=True)
+    with pytest.raises(ConnectionError):
+        await client.wait_for(lambda f: False, timeout=5)
+    assert client.ws.close_code == 1007
+
+
 async def test_the_frame_limit_counts_bytes_not_characters(any_ws_server: LiveServer) -> None:
     # 4,000 four-byte characters: 16,000 bytes of UTF-8 are served...
     client = await Client.open(any_ws_server.ws_url)
