@@ -361,7 +361,9 @@ function retranslate() {
   renderWho();
   renderConnection(socket.status);
   document.getElementById('brand')?.setAttribute('aria-label', t('top.home'));
-  if (screen instanceof RoomScreen) screen.retranslate();
+  // A screen that can say itself again keeps its place (a table, a replay's
+  // step); any other is built anew in the new language.
+  if (typeof screen?.retranslate === 'function') screen.retranslate();
   else route();
 }
 

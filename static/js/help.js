@@ -8,12 +8,6 @@ import { has, listText, t } from './i18n.js';
 import { openRules, pageText } from './rules.js';
 import { bySeat, signed } from './ui.js';
 
-/** Each game's name, for the pages that show a game outside its table. */
-export const GAME_TITLES = {
-  basic_rummy: 'Basic Rummy', indonesian_remi: 'Indonesian Remi',
-  traditional_remi: 'Traditional Remi', remmi_demmi: 'Remmi Demmi',
-};
-
 /** The Rules button of a table of `game`: the rules open in a dialog over the table. */
 export function rulesButton(game) {
   return h('button', {

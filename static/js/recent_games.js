@@ -3,7 +3,8 @@
 
 import { loadIdentity } from './api.js';
 import { h, mount } from './dom.js';
-import { GAME_TITLES, replayLink } from './help.js';
+import { replayLink } from './help.js';
+import { gameName } from './lobby.js';
 import { pageText } from './rules.js';
 
 
@@ -26,7 +27,7 @@ export function recentGamesPanel() {
       if (!games.length) return;
       mount(list, games.map((g) => h('li', { class: 'recent-game', testid: `recent-${g.room_id}` },
         h('span', { class: 'recent-title' },
-          h('strong', null, GAME_TITLES[g.game] || g.game),
+          h('strong', null, gameName(g.game)),
           h('span', { class: 'muted small' }, ` · ${pageText('recent.score', { n: g.score })}`,
             g.won ? ` · ${pageText('recent.won')}` : '')),
         replayLink(g.room_id, { small: true, label: pageText('recent.watch') }))));

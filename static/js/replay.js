@@ -8,7 +8,8 @@
 
 import { cardElement, cardLabel, installCardSprite, sortCards } from './cards.js';
 import { h, mount } from './dom.js';
-import { GAME_TITLES, dealNotes } from './help.js';
+import { dealNotes } from './help.js';
+import { gameName } from './lobby.js';
 import { pageText } from './rules.js';
 import { cls } from './ui.js';
 
@@ -50,6 +51,7 @@ export class ReplayPage {
     this.speed = 1;
     this.closed = false;
     this.rd = null;
+    this.failure = null;
     this.onKey = (e) => this.key(e);
     window.addEventListener('keydown', this.onKey);
     installCardSprite();
@@ -89,11 +91,18 @@ export class ReplayPage {
       mod.installRdSprite();
       this.rd = mod.rdCardElement;
     }
-    document.title = `${pageText('replay.title')} · ${GAME_TITLES[first.game] || first.game} · Kartu`;
     this.render();
   }
 
+  /** The language changed: the same step, still playing (or not) at the same speed, in the new words. */
+  retranslate() {
+    if (this.failure) this.fail(this.failure);
+    else if (this.meta) this.render();
+    else mount(this.root, h('div', { class: 'loading', testid: 'replay-loading' }, pageText('replay.loading')));
+  }
+
   fail(err) {
+    this.failure = err;
     const key = err.code === 'daily_private' ? 'replay.private'
       : err.code === 'no_replay' ? 'replay.missing'
         : err.code === 'replay_too_long' ? 'replay.too_long' : 'replay.error';
@@ -255,6 +264,7 @@ export class ReplayPage {
     if (this.closed || !this.meta) return;
     const step = this.step(this.index);
     if (!step) return;
+    document.title = `${pageText('replay.title')} · ${gameName(this.meta.game)} · Kartu`;
     const table = step.view.table;
     const own = step.view.own;
     const last = this.total - 1;
@@ -278,7 +288,7 @@ export class ReplayPage {
     },
     h('header', { class: 'replay-head' },
       h('div', null,
-        h('h1', null, `${GAME_TITLES[this.meta.game] || this.meta.game} · ${pageText('replay.title')}`),
+        h('h1', null, `${gameName(this.meta.game)} · ${pageText('replay.title')}`),
         h('p', { class: 'muted small' },
           table.deal ? pageText('replay.deal', { n: table.deal }) : '',
           table.phase === 'game_over' ? ` · ${pageText('replay.game_over')}` : '')),

@@ -122,6 +122,17 @@ def test_rules_at_the_table_results_in_words_and_the_replay(
     page.wait_for_function(
         "n => Number(document.querySelector('[data-testid=\"replay\"]').dataset.step) > n",
         arg=total // 2)
+    # Another language: the replay goes on from where it was, as fast, still playing.
+    page.get_by_test_id("lang-select").select_option("nb")
+    page.wait_for_selector('[data-testid="replay"] h1:has-text("Reprise")')
+    assert int(replay.get_attribute("data-step")) > total // 2
+    assert page.get_by_test_id("replay-speed").input_value() == "4"
+    step = int(replay.get_attribute("data-step"))
+    page.wait_for_function(
+        "n => Number(document.querySelector('[data-testid=\"replay\"]').dataset.step) > n",
+        arg=step)
+    page.get_by_test_id("lang-select").select_option("en")
+    page.wait_for_selector('[data-testid="replay"] h1:has-text("Replay")')
     page.get_by_test_id("btn-replay-play").click()
 
     # The end: the scores the table showed.
@@ -132,8 +143,19 @@ def test_rules_at_the_table_results_in_words_and_the_replay(
     assert [re.sub(r"\D", "", s) for s in scores] == totals
     assert "How the deal was scored" in page.get_by_test_id("deal-notes").inner_text()
 
-    # The lobby lists the game among yours, with its replay.
+    # In French, the same last move, the game named as the lobby names it.
+    page.get_by_test_id("lang-select").select_option("fr")
+    page.wait_for_selector('[data-testid="replay"] h1:has-text("Rediffusion")')
+    assert replay.get_attribute("data-step") == str(total - 1)
+    assert page.get_by_test_id("replay-step").inner_text() == f"Coup {total - 1} sur {total - 1}"
+    assert page.locator('[data-testid="replay"] h1').inner_text() == "Rami simple · Rediffusion"
+    assert page.title() == "Rediffusion · Rami simple · Kartu"
+
+    # The lobby lists the game among yours, with its replay, in French too.
     page.get_by_test_id("btn-lobby").click()
+    recent = page.get_by_test_id(f"recent-{room}")
+    recent.wait_for()
+    assert recent.locator("strong").inner_text() == "Rami simple"
     page.get_by_test_id(f"replay-link-{room}").click()
     page.wait_for_selector('[data-testid="replay"][data-step="0"]')
     assert hands() == dealt
