@@ -281,7 +281,11 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const line = head.querySelector('.table-title p');
     if (line) {
       const bits = [];
-      bits.push(v.phase !== 'waiting' && v.deal ? t('rd.round_n_of', { n: v.deal, total: v.rounds ?? 7 }) : t('table.table'));
+      const rounds = v.rounds ?? 7;
+      // Past the last round, rounds are played only to break a tie for the lead (RD-18).
+      if (v.phase === 'waiting' || !v.deal) bits.push(t('table.table'));
+      else if (v.deal > rounds) bits.push(t('rd.tie_round_n', { n: v.deal - rounds }));
+      else bits.push(t('rd.round_n_of', { n: v.deal, total: rounds }));
       if (v.frantic) bits.push(t('rd.frantic'));
       if (v.room?.spectators) bits.push(t('common.watching', { n: v.room.spectators }));
       line.textContent = bits.join(' · ');
@@ -528,7 +532,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
       h('div', { class: 'me-head' },
         this.seatChip(mine, { mine: true }),
         h('p', { class: 'status', testid: 'status', 'aria-live': 'polite' }, this.statusText())),
-      v.my_claim ? h('div', { class: 'rd-my-claim', testid: 'my-claim' },
+      // Face down only until the check: then the results show it, face up.
+      v.my_claim && playing ? h('div', { class: 'rd-my-claim', testid: 'my-claim' },
         h('strong', null, t('rd.my_claim', { points: v.my_claim.points })),
         h('span', { class: 'rd-mini-cards' }, v.my_claim.cards.map((c) => rdCardElement(c)))) : null,
       hidden ? this.hiddenHand(mine) : this.handGroups(hand, { locked, offered, playing, claimed }),

@@ -256,3 +256,50 @@ def test_phone_frantic_hand_peek_and_trading_fit(live_server, open_page: OpenPag
         assert_fits(page)
     page.wait_for_selector('[data-testid="result"]', timeout=20_000)
     assert_fits(page)
+
+
+# Nobody is dealt a Remmi; Ana's ten cards hold none either.
+NO_REMMI = [ANA, BO, ["OL4", "PR1", "PL4", "GR1", "GR2", "GR3", "GJ1", "GJ2", "GL5", "PL5"], BOT3]
+
+
+def test_after_a_wrong_claim_the_tie_break_round_says_so_on_a_small_phone(
+    live_server, open_page: OpenPage
+) -> None:
+    """Ana claims nine cards that are no Remmi (-5); the bots, too slow to
+    trade, claim nothing: three players share the lead after the only round,
+    so a tie-break round follows (RD-18)."""
+    ana = new_guest(live_server.url, "Ana")
+    room = create_game_room(
+        live_server.url, ana, "remmi_demmi", 4, scenario={"hands": NO_REMMI},
+        timer_s=10, rounds=1, bot_delay_ms=10_000, round_pause_ms=60_000,
+    )
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, width=360, height=640)
+    start_with_bots(page)
+    header = page.locator(".table-title p")
+    assert header.inner_text() == "Round 1 of 1"
+    page.get_by_test_id("btn-start-snail").click()
+    wait_trading(page)
+    page.get_by_test_id("btn-claim").click()
+    page.wait_for_selector('[data-testid="btn-claim"].is-armed')
+    page.get_by_test_id("btn-claim").click()
+    page.wait_for_selector('[data-testid="my-claim"]')
+    assert "face down" in page.get_by_test_id("my-claim").inner_text()
+
+    # The check: the claim lies face up in the results, and the dock no longer
+    # says it is face down (nor covers the results with it), in any language.
+    page.wait_for_selector('[data-testid="check-0"][data-valid="false"]', timeout=20_000)
+    page.wait_for_selector('[data-testid="table"][data-phase="deal_over"]')
+    for lang in ("en", "fr"):
+        page.get_by_test_id("lang-select").select_option(lang)
+        page.wait_for_selector(f'html[lang^="{lang}"]')
+        assert page.get_by_test_id("my-claim").count() == 0
+        assert page.locator('[data-testid="check-0"] [data-card]').count() == 9
+        assert_fits(page)
+
+    # The next round breaks the tie: its header does not count it among the rounds.
+    page.get_by_test_id("btn-next-deal").click()
+    page.wait_for_selector('[data-testid="table"][data-phase="playing"]')
+    assert header.inner_text() == "Manche supplémentaire 1"
+    page.get_by_test_id("lang-select").select_option("en")
+    page.wait_for_selector('html[lang^="en"]')
+    assert header.inner_text() == "Tie-break round 1"

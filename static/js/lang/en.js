@@ -521,6 +521,7 @@ export default {
   "rd.return": "Return",
   "rd.reveal": "Reveal the cards",
   "rd.round_n_of": "Round {n} of {total}",
+  "rd.tie_round_n": "Tie-break round {n}",
   "rd.round_over": "Round over",
   "rd.rounds_most_wins": {
     "one": "{n} round; most points wins",

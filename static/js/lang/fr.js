@@ -520,6 +520,7 @@ export default {
   "rd.return": "Rendre",
   "rd.reveal": "Retourner les cartes",
   "rd.round_n_of": "Manche {n} sur {total}",
+  "rd.tie_round_n": "Manche supplémentaire {n}",
   "rd.round_over": "Manche terminée",
   "rd.rounds_most_wins": {
     "one": "{n} manche ; le plus de points gagne",

@@ -494,6 +494,7 @@ export default {
   "rd.return": "Kembalikan",
   "rd.reveal": "Buka kartu",
   "rd.round_n_of": "Ronde {n} dari {total}",
+  "rd.tie_round_n": "Ronde tambahan {n}",
   "rd.round_over": "Ronde selesai",
   "rd.rounds_most_wins": {
     "other": "{n} ronde; poin terbanyak menang"

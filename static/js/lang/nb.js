@@ -520,6 +520,7 @@ export default {
   "rd.return": "Returner",
   "rd.reveal": "Snu kortene",
   "rd.round_n_of": "Runde {n} av {total}",
+  "rd.tie_round_n": "Ekstrarunde {n}",
   "rd.round_over": "Runden er over",
   "rd.rounds_most_wins": {
     "one": "{n} runde; flest poeng vinner",

@@ -539,6 +539,7 @@ export default {
   "rd.return": "Vrati",
   "rd.reveal": "Okreni karte",
   "rd.round_n_of": "Runda {n} od {total}",
+  "rd.tie_round_n": "Dodatna runda {n}",
   "rd.round_over": "Kraj runde",
   "rd.rounds_most_wins": {
     "one": "{n} runda; pobeđuje najviše poena",
