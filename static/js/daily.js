@@ -419,14 +419,18 @@ export class Daily {
     mount(box,
       h('h2', null, mine ? t('daily.your_stats') : t('daily.their_stats', { name: stats.name })),
       lines.length
-        ? h('table', { class: 'stats-table' },
-          h('thead', null, h('tr', null, h('th', null, t('lobby.game')), h('th', { class: 'num' }, t('col.games')),
+        // Each game's name on a line of its own above its figures: beside them,
+        // a long name ("Tradicionalni remi") pushed the last column off a phone.
+        // Like the leaderboard, the table sits in a box that scrolls, not the page.
+        ? h('div', { class: 'board-wrap' }, h('table', { class: 'stats-table' },
+          h('thead', null, h('tr', null, h('th', { class: 'num' }, t('col.games')),
             h('th', { class: 'num' }, t('col.best')), h('th', { class: 'num' }, t('col.average')))),
-          h('tbody', null, lines.map((g) => h('tr', { testid: `stats-${g.game}` },
-            h('td', null, this.title(g.game)),
-            h('td', { class: 'num' }, String(g.played)),
-            h('td', { class: 'num' }, g.best ?? '—'),
-            h('td', { class: 'num' }, g.average === null || g.average === undefined ? '—' : String(g.average))))))
+          lines.map((g) => h('tbody', { testid: `stats-${g.game}` },
+            h('tr', null, h('td', { colspan: 3 }, h('strong', null, this.title(g.game)))),
+            h('tr', null,
+              h('td', { class: 'num' }, String(g.played)),
+              h('td', { class: 'num' }, g.best ?? '—'),
+              h('td', { class: 'num' }, g.average === null || g.average === undefined ? '—' : String(g.average)))))))
         : h('p', { class: 'muted' }, mine ? t('daily.none_mine') : t('daily.none_theirs')),
       !mine && me ? h('button', {
         type: 'button', class: 'btn btn-quiet', onclick: () => this.loadStats(me.player_id),

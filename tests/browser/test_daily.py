@@ -67,6 +67,19 @@ def test_your_line_below_the_top_a_past_day_and_player_stats(
     page.wait_for_selector('[data-testid="board-rows"] tr.is-you')
     assert page.get_by_test_id("board-next").is_disabled()
 
+    # On the narrowest phone, in every language, the stats show every column
+    # without the page (or the table) scrolling sideways.
+    page.set_viewport_size({"width": 320, "height": 568})
+    for lang in ("en", "fr", "id", "nb", "sr"):
+        page.get_by_test_id("lang-select").select_option(lang)
+        page.wait_for_selector(f'html[lang^="{lang}"]')
+        page.wait_for_selector('[data-testid="stats-indonesian_remi"]')
+        assert_fits(page)
+        box = page.locator('[data-testid="player-stats"] .stats-table').evaluate(
+            "t => ({table: t.getBoundingClientRect().width,"
+            " box: t.parentElement.getBoundingClientRect().width})")
+        assert box["table"] <= box["box"], (lang, box)
+
 
 def test_phone_daily_page_asks_a_name_then_deals(server_factory, open_page: OpenPage) -> None:
     server = server_factory({"KARTU_DAILY_OPTIONS": json.dumps(DAILY_OPTIONS)})
