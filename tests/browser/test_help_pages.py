@@ -186,6 +186,28 @@ def test_rules_page_on_a_phone_follows_the_page_language(
     assert_fits(page)
 
 
+GAME_NAMES = """async games => {
+  const { t } = await import('/static/js/i18n.js');
+  return Object.fromEntries(games.map(g => [g, t(`game.${g}`)]));
+}"""
+RULES_GAMES = ["basic_rummy", "indonesian_remi", "traditional_remi", "remmi_demmi"]
+
+
+def test_rules_pages_name_each_game_as_the_lobby_and_table_do(
+    live_server: LiveServer, open_page: OpenPage
+) -> None:
+    page = open_page(f"{live_server.url}/?rules=indonesian_remi")
+    page.wait_for_selector('[data-testid="rules"][data-lang="en"]')
+    for lang in ("en", "fr", "id", "nb", "sr"):
+        page.get_by_test_id("lang-select").select_option(lang)
+        page.wait_for_selector(f'[data-testid="rules"][data-lang="{lang}"]')
+        names = page.evaluate(GAME_NAMES, RULES_GAMES)
+        shown = {"indonesian_remi": page.get_by_test_id("rules-title").inner_text()}
+        for game in RULES_GAMES[:1] + RULES_GAMES[2:]:
+            shown[game] = page.get_by_test_id(f"rules-link-{game}").inner_text()
+        assert shown == names, lang
+
+
 def test_a_replay_that_is_not_there_says_so(live_server: LiveServer, open_page: OpenPage) -> None:
     page = open_page(f"{live_server.url}/?replay=nope")
     unavailable = page.get_by_test_id("replay-unavailable")
@@ -354,7 +376,7 @@ def test_rules_over_a_table_on_a_phone_keep_the_table(
     page.wait_for_selector('[data-testid="table"][data-phase="waiting"]')
     set_lang(page, "fr")
     dialog = open_rules_dialog(page)
-    assert dialog.get_by_test_id("rules-title").inner_text() == "Remi indonésien"
+    assert dialog.get_by_test_id("rules-title").inner_text() == "Rami indonésien"
     assert "pioche" in dialog.inner_text() and "défausse" in dialog.inner_text()
     box = dialog.bounding_box()
     assert box["x"] >= 0 and box["width"] <= PHONE["width"]

@@ -137,7 +137,7 @@ export default {
     ]
   },
   "fr": {
-    "title": "Rami de base",
+    "title": "Rami simple",
     "intro": "Débarrassez-vous de toutes vos cartes en les posant en combinaisons. Le premier joueur qui n'a plus de cartes gagne la donne et marque les cartes restées dans les mains des autres.",
     "sections": [
       {

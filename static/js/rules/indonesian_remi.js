@@ -149,7 +149,7 @@ export default {
     ]
   },
   "fr": {
-    "title": "Remi indonésien",
+    "title": "Rami indonésien",
     "intro": "Posez des suites et des brelans, et soyez le premier à fermer. Tout le monde marque à la fin de chaque donne : les cartes en combinaison comptent en plus, les autres en moins.",
     "sections": [
       {

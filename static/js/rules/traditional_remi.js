@@ -137,7 +137,7 @@ export default {
     ]
   },
   "fr": {
-    "title": "Remi traditionnel",
+    "title": "Rami traditionnel",
     "intro": "Deux jeux, de 2 à 4 joueurs. Débarrassez-vous de vos cartes en suites et en brelans : ce qui vous reste en main quand quelqu'un sort compte contre vous. Le plus petit total gagne.",
     "sections": [
       {
