@@ -44,7 +44,8 @@ export function whyButton(table, button, why) {
   return h('span', {
     class: 'why-wrap', testid: `${button.dataset.testid || 'btn'}-why`, title: why,
     onclick: () => {
-      table.why = why;
+      // Which button it was, not only its words: a change of language says it again.
+      table.why = { testid: button.dataset.testid || 'btn', text: why };
       table.render();
     },
   }, button);
@@ -215,9 +216,19 @@ export class BasicRummyTable {
     }
   }
 
+  /**
+   * Shows a refusal under the hand. `err`: the server's error (its reason and
+   * params), a sentence the page wrote, or a function that writes it. It is
+   * kept as given and worded at each render, so a change of language rewords it.
+   */
   showError(err) {
-    this.error = typeof err === 'string' ? err : errorText(err);
+    this.error = err;
     this.render();
+  }
+
+  /** The refusal shown, in the page's current language ('' for none). */
+  errorMessage() {
+    return typeof this.error === 'function' ? this.error() : errorText(this.error);
   }
 
   // --- helpers over the view -------------------------------------------------
@@ -286,7 +297,7 @@ export class BasicRummyTable {
       await promise();
       if (clearSelection) this.selected.clear();
     } catch (err) {
-      this.error = errorText(err);
+      this.error = err;
     } finally {
       this.busy = false;
       this.render();
@@ -372,7 +383,9 @@ export class BasicRummyTable {
     const focused = document.activeElement?.dataset?.testid;
     const log = root.querySelector('[data-testid="log"]');
     const stick = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
-    patchInto(root, this.layout());
+    const tree = this.layout();
+    this.rewordWhy(tree);
+    patchInto(root, tree);
     if (focused && document.activeElement?.dataset?.testid !== focused) {
       const again = root.querySelector(`[data-testid="${CSS.escape(focused)}"]`);
       if (again && !again.disabled) again.focus({ preventScroll: true });
@@ -710,9 +723,24 @@ export class BasicRummyTable {
   }
 
   errorLine() {
+    const text = this.errorMessage();
     return h('p', {
-      class: 'inline-error', testid: 'error', role: 'alert', hidden: !this.error,
-    }, this.error || '');
+      class: 'inline-error', testid: 'error', role: 'alert', hidden: !text,
+    }, text);
+  }
+
+  /**
+   * The why shown in the hint, as its button says it now: the button's title
+   * is worded at each render (the hint line may be drawn before a table
+   * adjusts its buttons), so a change of language rewords the hint too.
+   */
+  rewordWhy(tree) {
+    if (!this.why) return;
+    const wrap = tree.querySelector(`[data-testid="${CSS.escape(this.why.testid)}-why"]`);
+    if (!wrap?.title) return;
+    this.why.text = wrap.title;
+    const hint = tree.querySelector('[data-testid="hint"].is-why');
+    if (hint) hint.textContent = wrap.title;
   }
 
   /**
@@ -786,7 +814,7 @@ export class BasicRummyTable {
   hintLine() {
     return h('p', {
       class: cls('hint', this.why && 'is-why', !this.why && this.hintIsIdle() && 'is-idle'), testid: 'hint',
-    }, this.why || this.hintText());
+    }, this.why?.text || this.hintText());
   }
 
   /**

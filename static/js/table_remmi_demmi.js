@@ -255,7 +255,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
       ? hand.filter((c) => this.selected.has(c))
       : (hand.length === REMMI_SIZE ? [...hand] : null);
     if (!cards) {
-      this.showError(t('rd.choose_nine', { n: REMMI_SIZE }));
+      this.showError(() => t('rd.choose_nine', { n: REMMI_SIZE }));
       return;
     }
     this.act({ kind: 'claim', cards }, { clearSelection: true });

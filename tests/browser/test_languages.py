@@ -119,6 +119,11 @@ def test_an_indonesian_player_sees_an_indonesian_refusal(live_server, open_page:
     assert text.endswith("bukan kombinasi.") and "9♠" in text, text
     assert not RULE_ID.search(text) and not RAW_CARD.search(text)
     assert len(me.hand()) == len(ANA) + 1
+    # Another language says the same refusal in its own words.
+    page.get_by_test_id("lang-select").select_option("en")
+    expect(error).to_have_text(re.compile(r"9♠.* is not a meld\.$"))
+    page.get_by_test_id("lang-select").select_option("id")
+    expect(error).to_have_text(text)
 
     # A refusal as the server sends it now (code, English message, rule,
     # reason, params): only the player's language shows, cards as symbols.
@@ -188,6 +193,13 @@ def test_moves_that_are_always_refused_are_greyed_out_with_the_reason(
             assert page.get_by_test_id(button).is_disabled(), (button, cards)
             assert "draw" in (page.get_by_test_id(button).get_attribute("title") or "").lower()
     page.get_by_test_id("btn-meld-why").click()
+    expect(page.get_by_test_id("hint")).to_have_text(
+        "Draw a card first: you can meld after drawing."
+    )
+    # The reason follows a change of language.
+    page.get_by_test_id("lang-select").select_option("fr")
+    expect(page.get_by_test_id("hint")).to_have_text("Piochez d’abord : vous pourrez poser ensuite.")
+    page.get_by_test_id("lang-select").select_option("en")
     expect(page.get_by_test_id("hint")).to_have_text(
         "Draw a card first: you can meld after drawing."
     )
