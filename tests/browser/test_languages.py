@@ -198,7 +198,9 @@ def test_moves_that_are_always_refused_are_greyed_out_with_the_reason(
     )
     # The reason follows a change of language.
     page.get_by_test_id("lang-select").select_option("fr")
-    expect(page.get_by_test_id("hint")).to_have_text("Piochez d’abord : vous pourrez poser ensuite.")
+    expect(page.get_by_test_id("hint")).to_have_text(
+        "Piochez d\u2019abord : vous pourrez poser ensuite."
+    )
     page.get_by_test_id("lang-select").select_option("en")
     expect(page.get_by_test_id("hint")).to_have_text(
         "Draw a card first: you can meld after drawing."
