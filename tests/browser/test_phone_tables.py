@@ -31,6 +31,7 @@ on screen; a claim leaves no large empty hand behind.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,7 +50,9 @@ from tests.browser.conftest import (
     wait_hand_settled,
 )
 from tests.browser.game_rooms import (
+    DAILY_OPTIONS,
     DESKTOP,
+    OTHERS_OFFER,
     TOUCH_PHONE,
     TOUCH_PHONE_SIDEWAYS,
     assert_fits,
@@ -57,6 +60,7 @@ from tests.browser.game_rooms import (
     create_game_room,
     draw_from_stock,
     hand,
+    play_to_the_end,
     select,
 )
 
@@ -68,18 +72,21 @@ LAPTOP = {"width": 1366, "height": 650}
 SMALL_DESKTOP = {"width": 1280, "height": 800}
 # The smallest screen of phones still common (in CSS pixels).
 SMALL_PHONE = {"width": 360, "height": 640, "touch": True}
+# The narrowest phone still in use (an iPhone SE of the first kind, 320x568).
+NARROW_PHONE = {"width": 320, "height": 568, "touch": True}
 # A phone upright as its browser leaves it with its bars shown (an iPhone SE in Safari).
 PHONE_WITH_BARS = {"width": 375, "height": 548, "touch": True}
 # The same phone held sideways, its bars shown.
 PHONE_SIDEWAYS_WITH_BARS = {"width": 667, "height": 325, "touch": True}
 VIEWPORTS = {"phone": TOUCH_PHONE, "phone-sideways": TOUCH_PHONE_SIDEWAYS,
-             "small-phone": SMALL_PHONE, "phone-with-bars": PHONE_WITH_BARS,
+             "small-phone": SMALL_PHONE, "narrow-phone": NARROW_PHONE,
+             "phone-with-bars": PHONE_WITH_BARS,
              "sideways-with-bars": PHONE_SIDEWAYS_WITH_BARS,
              "desktop": DESKTOP, "laptop": LAPTOP, "small-desktop": SMALL_DESKTOP}
 # The client's languages besides English (static/js/i18n.js), as browser locales.
 OTHER_LANGUAGES = ["fr-FR", "id-ID", "nb-NO", "sr-RS"]
 # The screens every language is checked on.
-SMALL_PHONES = ["small-phone", "phone-with-bars", "sideways-with-bars"]
+SMALL_PHONES = ["small-phone", "narrow-phone", "phone-with-bars", "sideways-with-bars"]
 TOUCH_PX = 44
 SHOT = "/tmp/phone_{game}.png"
 
@@ -120,10 +127,21 @@ MEASURE = """ids => {
 
 # The buttons whose words must show whole (the stock's count sits over its edge on purpose).
 CLIPPED_BUTTONS = """() => [...document.querySelectorAll(
-        '.head-actions .btn, .me .controls .btn, .me .controls select, .waiting-dock .btn')]
-    .filter(b => b.offsetParent && b.scrollWidth > b.clientWidth + 1)
+        '.head-actions .btn, .me .controls .btn, .me .controls select, .waiting-dock .btn,'
+        + ' .rd-offer .btn')]
+    .filter(b => b.offsetParent && (b.scrollWidth > b.clientWidth + 1
+        || b.scrollHeight > b.clientHeight + 1))
     .map(b => `${b.dataset.testid || b.className}: ${b.innerText || b.value} `
-        + `(${b.scrollWidth} px in ${b.clientWidth})`)"""
+        + `(${b.scrollWidth}x${b.scrollHeight} px in ${b.clientWidth}x${b.clientHeight})`)"""
+
+
+# The table's name and its deal line (the deal's number, the target) when shown
+# on a phone upright: whole, never cut to "…" nor clipped to fewer lines.
+TITLE_CUT = """() => [...document.querySelectorAll('.table-title h1, .table-title p')]
+    .filter(el => el.offsetParent && (el.scrollWidth > el.clientWidth + 1
+        || el.scrollHeight > el.clientHeight + 1))
+    .map(el => `${el.innerText} (${el.scrollWidth}x${el.scrollHeight} px`
+        + ` in ${el.clientWidth}x${el.clientHeight})`)"""
 
 
 # Where an element lies against the top of the dock (the hand and its buttons).
@@ -197,6 +215,9 @@ def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
     assert not under, f"piles under the dock: {under}"
     clipped = page.evaluate(CLIPPED_BUTTONS)
     assert not clipped, f"words cut: {clipped}"
+    if phone and report["vw"] <= 560:
+        cut = page.evaluate(TITLE_CUT)
+        assert not cut, f"the table's name or deal cut: {cut}"
     return report
 
 
@@ -273,7 +294,7 @@ def test_the_largest_table_fits_without_scrolling(
     assert hint.inner_text() == DRAW_HINT[game][phone], hint.inner_text()
     assert hint.inner_text() not in page.get_by_test_id("status").inner_text()
     sideways = viewport in ("phone-sideways", "sideways-with-bars")
-    small = viewport in ("small-phone", "phone-with-bars")
+    small = viewport in ("small-phone", "narrow-phone", "phone-with-bars")
     assert hint.is_visible() == (not small and not sideways)
     draw_from_stock(page)
     page.wait_for_selector('[data-testid="table"][data-phase="playing"]')
@@ -533,6 +554,16 @@ def test_every_language_keeps_the_table_on_a_small_phone(
             assert_opponent_strip(page, True)
             assert_on_screen(page, SHOWN[game], True)
             assert_clock_above_the_dock(page)
+    if VIEWPORTS[viewport]["width"] > 560:
+        return
+    # Upright, three cards chosen: the buttons' longer words ("Poser 3",
+    # "Spusti 3") and the hint on what they would do, in every language.
+    page.wait_for_selector('[data-testid="stock"]:enabled', timeout=20_000)
+    draw_from_stock(page)
+    select(page, *hand(page)[:3])
+    for locale in ["en-US", *OTHER_LANGUAGES]:
+        with in_language(page, locale):
+            assert_on_screen(page, SHOWN[game], True)
 
 
 # Each language on a table of its own: a trading round does not wait for four.
@@ -558,3 +589,131 @@ def test_every_language_shows_whom_an_offer_is_to_in_full_on_a_laptop(
     page.get_by_test_id("btn-start-snail").click()
     page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
     assert_trading_floor(page, False)
+
+
+# A claim armed (the first tap of Remmi-Demmi!) names the nine cards and warns
+# when they are no Remmi: the dock grows by that warning in every language,
+# and the offers above it must still show whole.
+ARM_CLAIM = """() => {
+    const claim = document.querySelector('[data-testid="btn-claim"]');
+    if (claim && !claim.disabled && !claim.classList.contains('is-armed')) claim.click();
+    return !!document.querySelector('[data-testid="btn-claim"].is-armed');
+}"""
+
+
+@pytest.mark.parametrize("viewport", ["small-phone", "narrow-phone"])
+def test_an_armed_claim_leaves_another_traders_offer_in_view(
+    live_server, open_page: OpenPage, viewport: str
+) -> None:
+    page = open_table(live_server, open_page, "remmi_demmi", VIEWPORTS[viewport],
+                      scenario={"hands": UNEVEN_HANDS}, timer_s=300, rounds=1,
+                      bot_delay_ms=1500, round_pause_ms=30_000)
+    page.get_by_test_id("btn-start-snail").click()
+    page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
+    for locale in ["en-US", *OTHER_LANGUAGES]:
+        with in_language(page, locale):
+            page.wait_for_function(OTHERS_OFFER, timeout=20_000)
+            # Armed for eight seconds: armed again whenever it has lapsed.
+            assert page.evaluate(ARM_CLAIM)
+            assert page.get_by_test_id("hint").inner_text()
+            at_top(page)
+            assert_others_offer_in_view(page)
+            clipped = page.evaluate(CLIPPED_BUTTONS)
+            assert not clipped, f"words cut: {clipped}"
+            assert_fits(page)
+
+
+# --- the deal's result, the daily deal, the top bar: words and taps ----------------
+
+# The upright phones every language is checked on for the result and the daily deal.
+UPRIGHT = {"narrow-phone": NARROW_PHONE, "small-phone": SMALL_PHONE,
+           "iphone-se": {"width": 375, "height": 667, "touch": True}}
+# Each result table against the room it has: its points column in view
+# without scrolling sideways.
+RESULT_TABLES_CUT = """() => [...document.querySelectorAll('.result-table-wrap')]
+    .filter(w => w.scrollWidth > w.clientWidth + 1)
+    .map(w => `${w.querySelector('th')?.innerText}...: ${w.scrollWidth} px in ${w.clientWidth}`)"""
+# What a finger taps, smaller than TAP_PX on its smaller side.
+SMALL_TARGETS = """([selectors, px]) => [...document.querySelectorAll(selectors)]
+    .filter(el => el.offsetParent)
+    .map(el => [el, el.getBoundingClientRect()])
+    .filter(([, r]) => Math.min(r.width, r.height) < px - 0.5)
+    .map(([el, r]) => `${el.dataset.testid || el.className || el.tagName}: `
+        + `${Math.round(r.width)}x${Math.round(r.height)}`)"""
+TAP_PX = 40
+# Your name in the top bar: the width its words need and the width it has.
+WHOAMI = """() => {
+    const name = document.querySelector('[data-testid="whoami"]');
+    return {need: name.scrollWidth, room: name.clientWidth};
+}"""
+
+
+def assert_tap_targets(page: Any, selectors: str) -> None:
+    small = page.evaluate(SMALL_TARGETS, [selectors, TAP_PX])
+    assert not small, f"under {TAP_PX} px: {small}"
+
+
+def each_upright_phone_and_language(page: Any) -> Iterator[str]:
+    """The page resized to each upright phone and switched to each language in turn."""
+    for name, size in UPRIGHT.items():
+        page.set_viewport_size({"width": size["width"], "height": size["height"]})
+        for locale in ["en-US", *OTHER_LANGUAGES]:
+            with in_language(page, locale):
+                yield f"{name} {locale}"
+
+
+@pytest.mark.parametrize("game", ["traditional_remi", "indonesian_remi"])
+def test_a_deals_result_shows_its_points_on_every_phone(
+    live_server, open_page: OpenPage, game: str
+) -> None:
+    """A deal left to the turn clock ends with hands of ten cards or so: their
+    fans wrap rather than push the points (the penalty, the deal's score) past
+    the edge, in every language; the drawer of how it was scored, the chat and
+    the sound toggle are a finger's size."""
+    page = open_table(live_server, open_page, game, NARROW_PHONE, turn_clock_s=1,
+                      bot_delay_ms=0, deals=2, deal_pause_ms=60_000)
+    page.wait_for_selector('[data-testid="table"][data-phase="deal_over"]', timeout=60_000)
+    page.get_by_test_id("result").wait_for()
+    for where in each_upright_phone_and_language(page):
+        cut = page.evaluate(RESULT_TABLES_CUT)
+        assert not cut, f"{where}: the points scroll sideways: {cut}"
+        assert_fits(page)
+    assert_tap_targets(page, '.deal-notes summary, [data-testid="chat-toggle"],'
+                             ' [data-testid="btn-sound"]')
+
+
+def test_the_daily_deal_keeps_its_table_on_every_phone(
+    server_factory, open_page: OpenPage
+) -> None:
+    """The daily strip over the table takes one row on a phone: the piles, the
+    melds and the hand stay above the dock in every language; the game's
+    result shows its points without a sideways scroll; the strip's and the
+    daily page's buttons are a finger's size; your name shows in the top bar."""
+    server = server_factory({"KARTU_DAILY_OPTIONS": json.dumps(DAILY_OPTIONS)})
+    ana = new_guest(server.url, "Anastasia")
+    page = open_page(f"{server.url}/?daily", identity=ana, **NARROW_PHONE)
+    page.get_by_test_id("daily-play-indonesian_remi").click()
+    page.wait_for_selector('[data-testid="daily-strip"]')
+    page.wait_for_selector('[data-testid="table"][data-phase="playing"]')
+    page.wait_for_selector('[data-testid="hand"] [data-card]')
+    for where in each_upright_phone_and_language(page):
+        try:
+            assert_on_screen(page, SHOWN["indonesian_remi"], True)
+        except AssertionError as err:
+            raise AssertionError(f"{where}: {err}") from err
+        assert_tap_targets(page, '[data-testid="daily-leaderboard-link"],'
+                                 ' [data-testid="btn-sound"]')
+        name = page.evaluate(WHOAMI)
+        if page.viewport_size["width"] >= 360:
+            assert name["need"] <= name["room"], f"{where}: your name cut: {name}"
+        else:
+            assert name["room"] >= 48, f"{where}: your name squeezed: {name}"
+    play_to_the_end(page)
+    page.get_by_test_id("game-over").wait_for()
+    for where in each_upright_phone_and_language(page):
+        cut = page.evaluate(RESULT_TABLES_CUT)
+        assert not cut, f"{where}: the points scroll sideways: {cut}"
+    page.get_by_test_id("daily-leaderboard-link").click()
+    page.wait_for_selector('[data-testid="board-rows"]')
+    assert_tap_targets(page, '[data-testid="board-prev"], [data-testid="board-next"],'
+                             ' [data-testid^="daily-board-"], [data-testid^="daily-play-"]')
