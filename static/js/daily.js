@@ -16,8 +16,8 @@ import {
 import { h, mount } from './dom.js';
 import { replayLink } from './help.js';
 import { cls } from './ui.js';
-import { errorText, has, locale, t, tn } from './i18n.js';
-import { gameName, nameLimit, NAME_MAX } from './lobby.js';
+import { errorText, gameName, has, locale, t, tn } from './i18n.js';
+import { nameLimit, NAME_MAX } from './lobby.js';
 
 const BOARD_LIMIT = 20;
 

@@ -181,6 +181,12 @@ export function tn(key, params = {}) {
   return out.filter((part) => part !== '');
 }
 
+/** A game's name in the player's language (the server's title for a game we have no words for). */
+export function gameName(game, title = null) {
+  if (has(`game.${game}`)) return t(`game.${game}`);
+  return title || String(game || '').replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
+}
+
 /** "A, B and C" in the current language. */
 export function listText(items) {
   const list = items.map(String);

@@ -4,17 +4,11 @@ import {
   createGuest, createRoom, fetchGames, fetchRooms, inviteUrl, loadIdentity, onIdentityChange,
 } from './api.js';
 import { copyText, h, mount } from './dom.js';
-import { errorText, has, localError, t, tn } from './i18n.js';
+import { errorText, gameName, has, localError, t, tn } from './i18n.js';
 import { recentGamesPanel } from './recent_games.js';
 
 const ROOMS_REFRESH_MS = 3000;
 export const NAME_MAX = 24;
-
-/** A game's name in the player's language (the server's title for a game we have no words for). */
-export function gameName(game, title = null) {
-  if (has(`game.${game}`)) return t(`game.${game}`);
-  return title || String(game || '').replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
-}
 
 /**
  * The limit of a name field, shown while typing: a live "12/24" and, when a

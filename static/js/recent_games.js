@@ -4,7 +4,7 @@
 import { loadIdentity } from './api.js';
 import { h, mount } from './dom.js';
 import { replayLink } from './help.js';
-import { gameName } from './lobby.js';
+import { gameName } from './i18n.js';
 import { pageText } from './rules.js';
 
 

@@ -9,7 +9,7 @@
 import { cardElement, cardLabel, installCardSprite, sortCards } from './cards.js';
 import { h, mount } from './dom.js';
 import { dealNotes } from './help.js';
-import { gameName } from './lobby.js';
+import { gameName } from './i18n.js';
 import { pageText } from './rules.js';
 import { cls } from './ui.js';
 

@@ -12,8 +12,7 @@ import { cardElement, cardLabel, parseCard, sortCards } from './cards.js';
 import { copyText, formatClock, h, mount, patchInto } from './dom.js';
 import { bySeat, cls, fillBar } from './ui.js';
 import { replayLink, rulesButton, tableDealNotes } from './help.js';
-import { errorText, has, listText, t, tn } from './i18n.js';
-import { gameName } from './lobby.js';
+import { errorText, gameName, has, listText, t, tn } from './i18n.js';
 import { TableFeel } from './feel.js';
 import { decorateShortcuts } from './keys.js';
 

@@ -3,8 +3,7 @@
 
 import { BasicRummyTable } from './table_basic_rummy.js';
 import { h } from './dom.js';
-import { t } from './i18n.js';
-import { gameName } from './lobby.js';
+import { gameName, t } from './i18n.js';
 
 export class GenericTable extends BasicRummyTable {
   gameTitle() {
