@@ -209,7 +209,7 @@ export class IndonesianRemiTable extends BasicRummyTable {
   closeWith(card) {
     const melds = this.closers().get(card);
     if (!melds) {
-      this.showError(t('ir.not_closing_card', { card: cardLabel(card) }));
+      this.showError(() => t('ir.not_closing_card', { card: cardLabel(card) }));
       return;
     }
     this.closing = false;
