@@ -632,7 +632,13 @@ UPRIGHT = {"narrow-phone": NARROW_PHONE, "small-phone": SMALL_PHONE,
 # without scrolling sideways.
 RESULT_TABLES_CUT = """() => [...document.querySelectorAll('.result-table-wrap')]
     .filter(w => w.scrollWidth > w.clientWidth + 1)
-    .map(w => `${w.querySelector('th')?.innerText}...: ${w.scrollWidth} px in ${w.clientWidth}`)"""
+    .map(w => `${w.scrollWidth} px in ${w.clientWidth}, the widest cells: `
+        + [...w.querySelectorAll('tr:first-child > *')].map((head, i) => {
+            const cells = [...w.querySelectorAll(`tr > :nth-child(${i + 1})`)];
+            const widest = cells.reduce((a, b) => (b.offsetWidth > a.offsetWidth ? b : a));
+            const words = widest.innerText.replace(/\\s+/g, ' ');
+            return `${head.innerText}: "${words}" ${widest.offsetWidth}`;
+        }).join('; '))"""
 # What a finger taps, smaller than TAP_PX on its smaller side.
 SMALL_TARGETS = """([selectors, px]) => [...document.querySelectorAll(selectors)]
     .filter(el => el.offsetParent)
