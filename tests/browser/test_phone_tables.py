@@ -635,7 +635,7 @@ RESULT_TABLES_CUT = """() => [...document.querySelectorAll('.result-table-wrap')
     .map(w => `${w.scrollWidth} px in ${w.clientWidth}, the widest cells: `
         + [...w.querySelectorAll('tr:first-child > *')].map((head, i) => {
             const cells = [...w.querySelectorAll(`tr > :nth-child(${i + 1})`)];
-            const widest = cells.reduce((a, b) => (b.offsetWidth > a.offsetWidth ? b : a));
+            const widest = cells.reduce((a, b) => (b.offsetWidth > a.offsetWidth ? b : a), head);
             const words = widest.innerText.replace(/\\s+/g, ' ');
             return `${head.innerText}: "${words}" ${widest.offsetWidth}`;
         }).join('; '))"""
