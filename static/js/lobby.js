@@ -284,7 +284,7 @@ export class Lobby {
     this.createButton = h('button', { type: 'submit', class: 'btn btn-primary btn-wide', testid: 'btn-create' },
       t('lobby.open_button'));
     mount(this.createForm,
-      h('div', { class: 'field-grid' },
+      h('div', { class: 'field-grid create-pick' },
         h('label', { class: 'field' }, h('span', null, t('lobby.game')), gameSelect),
         h('label', { class: 'field' }, h('span', null, t('lobby.seats')), seatsSelect)),
       h('fieldset', { class: 'options' },

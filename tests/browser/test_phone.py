@@ -1,4 +1,5 @@
-"""A phone-sized screen (375x667): nothing overflows sideways and the hand fans out in one row."""
+"""A phone-sized screen (375x667): nothing overflows sideways and the hand fans out in one row;
+the lobby names every game whole on the smaller phones."""
 
 from __future__ import annotations
 
@@ -95,3 +96,30 @@ def test_phone_hand_of_ten_fans_out_in_one_row(live_server, open_page: OpenPage)
     strips = [b["left"] - a["left"] for a, b in pairwise(cards)]
     assert min(strips) >= 24, strips
     assert_fits(page)
+
+
+# The widest option of a picker against the room its box leaves for words.
+PICKER_TEXT = """(sel) => {
+    const s = document.querySelector(sel), cs = getComputedStyle(s);
+    const pen = document.createElement('canvas').getContext('2d');
+    pen.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const need = Math.max(...[...s.options].map(o => pen.measureText(o.text).width));
+    const arrow = 20;  // the picker's own arrow, inside its right padding or beside it
+    return {need, room: s.clientWidth - parseFloat(cs.paddingLeft) - arrow};
+}"""
+
+
+@pytest.mark.parametrize("size", [{"width": 360, "height": 640}, {"width": 320, "height": 568}])
+def test_the_lobby_names_every_game_whole_on_a_phone(
+        live_server, open_page: OpenPage, size: dict[str, int]) -> None:
+    page = open_page(live_server.url + "/", identity=new_guest(live_server.url, "Ana"), **size)
+    page.get_by_test_id("create-game").wait_for()
+    for lang in ("en", "fr", "id", "nb", "sr"):
+        page.get_by_test_id("lang-select").select_option(lang)
+        page.wait_for_function("lang => document.documentElement.lang.split('-')[0] === lang",
+                               arg=lang)
+        page.wait_for_selector('[data-testid="create-game"] option[value="remmi_demmi"]',
+                               state="attached")
+        fit = page.evaluate(PICKER_TEXT, '[data-testid="create-game"]')
+        assert fit["need"] <= fit["room"], (lang, fit)
+        assert_fits(page)
