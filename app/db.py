@@ -87,6 +87,13 @@ DAILY_STATUSES = ("playing", "finished", "abandoned")
 
 PLAYER_NAME_MAX = 24
 
+
+def status_check(statuses: tuple[str, ...]) -> CheckConstraint:
+    """The table's ``status`` column holds one of ``statuses``, on every backend."""
+    values = ", ".join(f"'{status}'" for status in statuses)
+    return CheckConstraint(f"status IN ({values})", name="status")
+
+
 # Constraint names are fixed so that migrations can refer to them on every backend.
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_name)s",
@@ -140,7 +147,7 @@ class Player(Base):
 class Room(Base):
     __tablename__ = "rooms"
     __table_args__ = (
-        CheckConstraint("status IN ('waiting', 'playing', 'finished', 'abandoned')", name="status"),
+        status_check(ROOM_STATUSES),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -201,7 +208,7 @@ class DailyEntry(Base):
 
     __tablename__ = "daily_entries"
     __table_args__ = (
-        CheckConstraint("status IN ('playing', 'finished', 'abandoned')", name="status"),
+        status_check(DAILY_STATUSES),
         # One ranked game per player, game and day; practice games are not limited.
         Index("uq_daily_entries_ranked", "game", "date", "player_id", unique=True,
               sqlite_where=text("ranked"), postgresql_where=text("ranked")),

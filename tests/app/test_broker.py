@@ -214,17 +214,20 @@ async def test_handler_may_unsubscribe_itself(broker: Broker, prefix: str) -> No
     other = Inbox()
     calls: list[bytes] = []
     subscription: Subscription | None = None
+    unsubscribing: list[asyncio.Task[None]] = []
 
     def once(message: bytes) -> None:
         calls.append(message)
         assert subscription is not None
-        asyncio.get_running_loop().create_task(broker.unsubscribe(subscription))
+        unsubscribing.append(
+            asyncio.get_running_loop().create_task(broker.unsubscribe(subscription)))
 
     subscription = await broker.subscribe(prefix + "room", once)
     await broker.subscribe(prefix + "room", other)
     broker.publish(prefix + "room", b"1")
     await other.wait_for(1)
-    await asyncio.sleep(0.05)
+    await asyncio.gather(*unsubscribing)
+    assert len(unsubscribing) == 1
     broker.publish(prefix + "room", b"2")
     assert await other.wait_for(2) == [b"1", b"2"]
     await settle(broker)

@@ -179,6 +179,18 @@ def record_frames(page: Any) -> list[Any]:
     return frames
 
 
+def record_sent(page: Any) -> list[Any]:
+    """Reloads ``page``, recording (decoded) every websocket frame it sends.
+
+    The frames arrive in the order the page sent them: once a later frame is
+    seen (or its answer shown), whatever the page sent before it is in."""
+    sent: list[Any] = []
+    page.on("websocket",
+            lambda ws: ws.on("framesent", lambda payload: sent.append(json.loads(payload))))
+    page.reload()
+    return sent
+
+
 # --- reading and acting on any game table ------------------------------------------
 
 

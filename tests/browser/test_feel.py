@@ -11,17 +11,20 @@ announces, how many sources had been started by then.
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, Table, create_room, new_guest
+from tests.browser.conftest import OpenPage, Table, create_room, new_guest, record_sent
 from tests.browser.game_rooms import create_game_room, start_with_bots
 from tests.browser.test_remmi_demmi import ANA as RD_ANA
 from tests.browser.test_remmi_demmi import BO as RD_BO
 from tests.browser.test_remmi_demmi import BOT2 as RD_BOT2
 from tests.browser.test_remmi_demmi import BOT3 as RD_BOT3
 from tests.browser.test_table import start_scenario_room
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
 
 pytestmark = pytest.mark.browser
 
@@ -187,6 +190,7 @@ def test_keys_draw_and_discard_and_are_ignored_while_typing(
     # A slow bot: its move would cover the card X discards, maybe before a
     # busy browser has drawn it on the pile.
     _, page = start_scenario_room(live_server.url, ana, open_page, bot_delay_ms=10_000)
+    sent = record_sent(page)
     table = Table(page)
     table.wait_my_turn_to_draw()
     stock = page.get_by_test_id("stock")
@@ -202,7 +206,10 @@ def test_keys_draw_and_discard_and_are_ignored_while_typing(
     chat.click()
     page.keyboard.type("dx")
     expect(chat).to_have_value("dx")
-    page.wait_for_timeout(400)
+    page.keyboard.press("Enter")
+    # The line came back from the server, so every frame sent before it is in.
+    expect(page.get_by_test_id("chat-lines")).to_contain_text("dx")
+    assert [f for f in sent if f.get("type") == "act"] == []
     assert len(table.hand()) == 10
     assert stock.is_enabled()
 
@@ -210,10 +217,10 @@ def test_keys_draw_and_discard_and_are_ignored_while_typing(
     page.get_by_test_id("phase").click()
     table.select("KC")
     page.keyboard.press("x")
-    page.wait_for_timeout(400)
-    assert len(table.hand()) == 10 and "KC" in table.hand()
     page.keyboard.press("d")
     table.wait_hand_size(11)
+    assert [f["action"]["kind"] for f in sent if f.get("type") == "act"] == ["draw"]
+    assert "KC" in table.hand()
     # X discards the selected card, once Discard is lit: the drawn card shows
     # with the state, a moment before the draw's ack frees the buttons.
     expect(page.get_by_test_id("btn-discard")).to_be_enabled()
@@ -239,6 +246,14 @@ RING = """el => {
 }"""
 
 
+def transitions_done(locator: Locator) -> None:
+    """Waits until ``locator``'s element has no CSS transition still running."""
+    locator.page.wait_for_function(
+        """el => el.getAnimations().every(
+               a => !(a instanceof CSSTransition) || a.playState === 'finished')""",
+        arg=locator.element_handle())
+
+
 def test_the_focus_ring_is_not_the_new_card_glow(live_server, open_page: OpenPage) -> None:
     ana = new_guest(live_server.url, "Ana")
     _, page = start_scenario_room(live_server.url, ana, open_page)
@@ -255,7 +270,7 @@ def test_the_focus_ring_is_not_the_new_card_glow(live_server, open_page: OpenPag
     # The keyboard's focus on that same card: a ring that is not the glow.
     page.keyboard.press("Shift")
     card.evaluate("el => el.focus()")
-    page.wait_for_timeout(300)  # the card's box-shadow transition
+    transitions_done(card)  # the card's box-shadow
     ring = card.evaluate(RING)
     assert ring["visible"], ring
     assert glow["outline"].startswith("none"), glow
@@ -267,7 +282,7 @@ def test_the_focus_ring_is_not_the_new_card_glow(live_server, open_page: OpenPag
     page.keyboard.press("Shift")
     button = page.get_by_test_id("btn-sort-rank")
     button.evaluate("el => el.focus()")
-    page.wait_for_timeout(300)
+    transitions_done(button)
     styled = button.evaluate(RING)
     assert styled["visible"] and styled["outline"].startswith("solid rgb(255, 255, 255)"), styled
     assert "rgb(29, 78, 216)" in styled["shadow"], styled
