@@ -67,7 +67,7 @@ export class ChatPanel {
       await this.send(line);
       if (line.text !== undefined) this.input.value = '';
     } catch (err) {
-      this.error = errorText(err);
+      this.error = err; // said at each render, in the language of the moment
     } finally {
       this.sending = false;
       this.render();
@@ -129,7 +129,7 @@ export class ChatPanel {
             disabled: this.sending, onclick: () => this.submit({ emote }),
           }, t(`chat.emote.${emote}`)))),
         form,
-        h('p', { class: 'inline-error', testid: 'chat-error', role: 'alert', hidden: !this.error }, this.error || '')));
+        h('p', { class: 'inline-error', testid: 'chat-error', role: 'alert', hidden: !this.error }, this.error ? errorText(this.error) : '')));
     list.scrollTop = list.scrollHeight;
     if (focused) this.input.focus({ preventScroll: true });
   }

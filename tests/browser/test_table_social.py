@@ -116,6 +116,8 @@ def test_two_players_finish_and_one_click_plays_again(live_server, open_page: Op
 
 
 def test_chat_between_a_player_and_a_spectator(live_server, open_page: OpenPage) -> None:
+    from playwright.sync_api import expect
+
     ana = new_guest(live_server.url, "Ana")
     room, page = start_scenario_room(live_server.url, ana, open_page)
     sam = new_guest(live_server.url, "Sam")
@@ -151,6 +153,12 @@ def test_chat_between_a_player_and_a_spectator(live_server, open_page: OpenPage)
     page.get_by_test_id("chat-send").click()
     page.wait_for_selector('[data-testid="chat-error"]:not([hidden])')
     assert page.get_by_test_id("chat-error").inner_text() == "Write something, or pick an emote."
+    # It is said again in the language the player switches to, then back.
+    page.get_by_test_id("lang-select").select_option("fr")
+    expect(page.get_by_test_id("chat-error")).to_have_text(
+        "Écrivez quelque chose, ou choisissez un émoji.")
+    page.get_by_test_id("lang-select").select_option("en")
+    expect(page.get_by_test_id("chat-error")).to_have_text("Write something, or pick an emote.")
     assert not any("psst" in line or "Good game" in line for line in chat_lines(page))
 
     # A reload fills the panel from the history, each line once.
