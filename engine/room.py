@@ -428,7 +428,8 @@ class RoomCore:
             entry["bot"] = s.bot
             entry["connected"] = s.bot or bool(s.connections)
             entry["away"] = s.away
-        view["room"] = {"id": self.room_id, "status": self.status, "owner_id": self.owner_id,
+        view["room"] = {"id": self.room_id, "title": self.game.title, "status": self.status,
+                        "owner_id": self.owner_id,
                         "spectators": self.spectators, "seats": self.seat_count,
                         "options": self.public_options, "private": self.private}
         view["turn_deadline"] = self.turn_deadline

@@ -7,7 +7,7 @@ import { gameName, t } from './i18n.js';
 
 export class GenericTable extends BasicRummyTable {
   gameTitle() {
-    return this.view?.game ? gameName(this.view.game) : t('game.card_game');
+    return this.view?.game ? gameName(this.view.game, this.view.room?.title) : t('game.card_game');
   }
 
   playArea() {
