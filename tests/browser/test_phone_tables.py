@@ -11,7 +11,8 @@ checked on the three smallest phones too (and Remmi Demmi's target picker on
 the laptop), so no label pushes the table off them; a turn-based table and a
 waiting room go through the languages with the top bar's picker. Another
 trader's first open offer shows whole above the dock, and a tap reaches its
-Trade button.
+Trade button. Held sideways with the bars, a greyed-out button's reason shown
+in the dock leaves the piles above it, in every language.
 
 Read from the page with getBoundingClientRect after scrolling to the top: an
 element counts as shown when it lies inside the viewport and nothing covers
@@ -302,6 +303,48 @@ def test_the_largest_table_fits_without_scrolling(
     assert_on_screen(page, SHOWN[game], phone)
     assert hint.is_visible() == (not sideways), "what the chosen card would do"
     screenshot(page, game, viewport == "phone")
+
+
+# Four at Indonesian Remi, Ana the dealer (she plays first): she draws the 8D,
+# lays down 2H-5H and discards the 8D, keeping three cards.
+THREE_LEFT = scenario(
+    dealer=0,
+    hands=[
+        ["2H", "3H", "4H", "5H", "9S", "9D", "9C"],
+        ["AS", "3C", "7S", "JD", "JH", "KH", "2S"],
+        ["AD", "4C", "8S", "TC", "QH", "KS", "3S"],
+        ["AC", "5C", "6S", "TD", "QC", "KD", "4S"],
+    ],
+    stock=["8D", "KC", "JS", "QS", "2C", "6C", "7C", "8C", "9H", "TS", "QD", "2D", "3D",
+           "4D", "5D", "6D", "7D", "6H", "7H", "8H", "5S", "AH"],
+    discard=["JC"],
+)
+
+
+def test_a_greyed_buttons_reason_keeps_the_piles_above_the_dock_sideways(
+    live_server, open_page: OpenPage
+) -> None:
+    """Sideways with the bars (667x325), a hand of three to draw to: Meld tapped
+    before drawing says why in the dock, and the piles still clear the dock in
+    every language (in some the draw's status takes two lines)."""
+    page = open_table(live_server, open_page, "indonesian_remi", PHONE_SIDEWAYS_WITH_BARS,
+                      scenario=THREE_LEFT, bot_delay_ms=300)
+    page.wait_for_selector('[data-testid="stock"]:enabled', timeout=20_000)
+    draw_from_stock(page)
+    select(page, "2H", "3H", "4H", "5H")
+    page.get_by_test_id("btn-meld").click()
+    page.wait_for_selector('[data-testid="melds"] [data-card="2H"]')
+    select(page, "8D")
+    page.get_by_test_id("btn-discard").click()
+    page.wait_for_selector('[data-testid="stock"]:enabled', timeout=20_000)
+    assert len(hand(page)) == 3
+    for locale in ["en-US", *OTHER_LANGUAGES]:
+        with in_language(page, locale):
+            tap_in_place(page.get_by_test_id("btn-meld-why"))
+            page.wait_for_selector('[data-testid="hint"].is-why')
+            assert_on_screen(page, SHOWN["indonesian_remi"], True)
+            why = page.evaluate(MEASURE, ["hint"])["items"]["hint"]
+            assert why["inside"] and not why["covered"], why
 
 
 # --- the waiting room ----------------------------------------------------------------
