@@ -6,6 +6,11 @@ import { h } from './dom.js';
 import { gameName, t } from './i18n.js';
 
 export class GenericTable extends BasicRummyTable {
+  // Nothing can be played here, so the table never calls its player to act.
+  get myTurn() {
+    return false;
+  }
+
   gameTitle() {
     return this.view?.game ? gameName(this.view.game, this.view.room?.title) : t('game.card_game');
   }

@@ -50,6 +50,8 @@ def test_a_game_without_a_table_of_its_own_is_followed_in_plain_words(
     expect(scores).to_contain_text("You")
     expect(scores).to_contain_text("Ada")  # the bot
     assert page.get_by_test_id("btn-discard").count() == 0
+    # It is Ana's turn in the game, but nothing calls her to act where she cannot.
+    expect(page.get_by_test_id("phase")).to_have_text("Playing")
     assert not CARD_ID.search(page.inner_text("body")), page.inner_text("body")
     assert_fits(page)
 
