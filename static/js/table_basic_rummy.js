@@ -45,6 +45,9 @@ export function whyButton(table, button, why) {
     onclick: () => {
       // Which button it was, not only its words: a change of language says it again.
       table.why = { testid: button.dataset.testid || 'btn', text: why };
+      // The dock says the latest answer only (a refusal and a why both would
+      // push it over the piles on a short screen).
+      table.error = null;
       table.render();
     },
   }, button);
@@ -222,6 +225,7 @@ export class BasicRummyTable {
    */
   showError(err) {
     this.error = err;
+    this.why = null;
     this.render();
   }
 
@@ -297,6 +301,7 @@ export class BasicRummyTable {
       if (clearSelection) this.selected.clear();
     } catch (err) {
       this.error = err;
+      this.why = null;
     } finally {
       this.busy = false;
       this.render();

@@ -11,8 +11,9 @@ checked on the three smallest phones too (and Remmi Demmi's target picker on
 the laptop), so no label pushes the table off them; a turn-based table and a
 waiting room go through the languages with the top bar's picker. Another
 trader's first open offer shows whole above the dock, and a tap reaches its
-Trade button. Held sideways with the bars, a greyed-out button's reason shown
-in the dock leaves the piles above it, in every language.
+Trade button. Held sideways with the bars, a greyed-out button's reason or a
+refused move's sentence shown in the dock leaves the piles above it, in every
+language.
 
 Read from the page with getBoundingClientRect after scrolling to the top: an
 element counts as shown when it lies inside the viewport and nothing covers
@@ -345,6 +346,42 @@ def test_a_greyed_buttons_reason_keeps_the_piles_above_the_dock_sideways(
             assert_on_screen(page, SHOWN["indonesian_remi"], True)
             why = page.evaluate(MEASURE, ["hint"])["items"]["hint"]
             assert why["inside"] and not why["covered"], why
+
+
+# Four at Indonesian Remi, Ana the dealer (she plays first), the 9H on the
+# discard pile: taking it with her 9S 9D makes a set before she has a sequence.
+TAKE_A_NINE = scenario(
+    dealer=0,
+    hands=THREE_LEFT["hands"],
+    stock=["8D", "KC", "JS", "QS", "2C", "6C", "7C", "8C", "JC", "TS", "QD", "2D", "3D",
+           "4D", "5D", "6D", "7D", "6H", "7H", "8H", "5S", "AH"],
+    discard=["9H"],
+)
+
+
+def test_a_refused_moves_sentence_keeps_the_piles_above_the_dock_sideways(
+    live_server, open_page: OpenPage
+) -> None:
+    """Sideways with the bars (667x325): the server refuses a take, and its
+    sentence in the dock (two lines in French) leaves the piles, still to draw
+    from, above the dock in every language; a greyed-out button's reason tapped
+    next takes its place."""
+    page = open_table(live_server, open_page, "indonesian_remi", PHONE_SIDEWAYS_WITH_BARS,
+                      scenario=TAKE_A_NINE, bot_delay_ms=300)
+    page.wait_for_selector('[data-testid="stock"]:enabled', timeout=20_000)
+    page.get_by_test_id("take-9H").click()
+    select(page, "9S", "9D")
+    page.get_by_test_id("btn-meld").click()
+    page.wait_for_selector('[data-testid="error"]:not([hidden])')
+    for locale in ["en-US", *OTHER_LANGUAGES]:
+        with in_language(page, locale):
+            assert_on_screen(page, SHOWN["indonesian_remi"], True)
+            error = page.evaluate(MEASURE, ["error"])["items"]["error"]
+            assert error["inside"] and not error["covered"], error
+    tap_in_place(page.get_by_test_id("btn-discard-why"))
+    page.wait_for_selector('[data-testid="hint"].is-why')
+    assert page.get_by_test_id("error").is_hidden()
+    assert_on_screen(page, SHOWN["indonesian_remi"], True)
 
 
 # --- the waiting room ----------------------------------------------------------------
