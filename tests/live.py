@@ -21,6 +21,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
@@ -97,15 +98,25 @@ def start_server(tmp: Path, env_extra: dict[str, str] | None = None) -> LiveServ
                                name=f"kartu-{port}")
     process.start()
     server = LiveServer(f"http://127.0.0.1:{port}", process, log)
+    try:
+        wait_healthy(server.url, process.is_alive, log)
+    except RuntimeError:
+        server.kill()
+        raise
+    return server
+
+
+def wait_healthy(url: str, alive: Callable[[], bool], log: Path) -> None:
+    """Waits until the server at ``url`` answers ``/healthz``; RuntimeError,
+    with its ``log``, if it exits first or is not healthy in time."""
     deadline = time.monotonic() + HEALTHY_WITHIN_S
     while time.monotonic() < deadline:
-        if not process.is_alive():
+        if not alive():
             raise RuntimeError(f"server exited early:\n{log.read_text()}")
         try:
-            if httpx.get(f"{server.url}/healthz", timeout=1).status_code == 200:
-                return server
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
         except httpx.HTTPError:
             pass
         time.sleep(0.05)
-    server.kill()
     raise RuntimeError(f"server did not become healthy:\n{log.read_text()}")

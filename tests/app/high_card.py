@@ -15,15 +15,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
-
-import httpx
 
 from engine.cards import rank_index, sort_key, standard_deck
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
@@ -194,7 +191,8 @@ serve(create_app(), host="127.0.0.1", port=int(sys.argv[1]), ws=default_ws())
 @contextmanager
 def serving(tmp_path: Path) -> Iterator[str]:
     """A live server (``python -m app`` as it serves) that knows High Card; its URL."""
-    from tests.live import HEALTHY_WITHIN_S, free_port
+    # Here, not at the top: the server process imports this module too.
+    from tests.live import free_port, wait_healthy
 
     port = free_port()
     env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'kartu.db'}",
@@ -206,16 +204,7 @@ def serving(tmp_path: Path) -> Iterator[str]:
                                    env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + HEALTHY_WITHIN_S
-        while True:
-            assert process.poll() is None, log.read_text()
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.05)
+        wait_healthy(url, lambda: process.poll() is None, log)
         yield url
     finally:
         process.terminate()

@@ -168,27 +168,18 @@ def open_page(browser: Any) -> Iterator[OpenPage]:
     assert not errors, f"JavaScript errors in the page: {errors}"
 
 
-def record_frames(page: Any) -> list[Any]:
-    """Reloads ``page``, recording (decoded) every websocket frame it receives."""
+def record_frames(page: Any, *, sent: bool = False) -> list[Any]:
+    """Reloads ``page``, recording (decoded) every websocket frame it receives,
+    or with ``sent`` every one it sends.
+
+    Either way the frames come in order: once a later one is seen, every
+    one before it is in (what a check that nothing was sent waits for)."""
     frames: list[Any] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda payload: frames.append(json.loads(payload))),
-    )
+    event = "framesent" if sent else "framereceived"
+    page.on("websocket",
+            lambda ws: ws.on(event, lambda payload: frames.append(json.loads(payload))))
     page.reload()
     return frames
-
-
-def record_sent(page: Any) -> list[Any]:
-    """Reloads ``page``, recording (decoded) every websocket frame it sends.
-
-    The frames arrive in the order the page sent them: once a later frame is
-    seen (or its answer shown), whatever the page sent before it is in."""
-    sent: list[Any] = []
-    page.on("websocket",
-            lambda ws: ws.on("framesent", lambda payload: sent.append(json.loads(payload))))
-    page.reload()
-    return sent
 
 
 # --- reading and acting on any game table ------------------------------------------

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, Table, create_room, new_guest, record_sent
+from tests.browser.conftest import OpenPage, Table, create_room, new_guest, record_frames
 from tests.browser.game_rooms import create_game_room, start_with_bots
 from tests.browser.test_remmi_demmi import ANA as RD_ANA
 from tests.browser.test_remmi_demmi import BO as RD_BO
@@ -190,7 +190,7 @@ def test_keys_draw_and_discard_and_are_ignored_while_typing(
     # A slow bot: its move would cover the card X discards, maybe before a
     # busy browser has drawn it on the pile.
     _, page = start_scenario_room(live_server.url, ana, open_page, bot_delay_ms=10_000)
-    sent = record_sent(page)
+    sent = record_frames(page, sent=True)
     table = Table(page)
     table.wait_my_turn_to_draw()
     stock = page.get_by_test_id("stock")

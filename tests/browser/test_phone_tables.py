@@ -322,6 +322,14 @@ THREE_LEFT = scenario(
 )
 
 
+def assert_dock_line_clear(page: Any, testid: str) -> None:
+    """The Indonesian Remi table on screen, its piles above the dock, and the
+    dock's line ``testid`` (a reason, a refusal) whole and uncovered."""
+    assert_on_screen(page, SHOWN["indonesian_remi"], True)
+    line = page.evaluate(MEASURE, [testid])["items"][testid]
+    assert line["inside"] and not line["covered"], line
+
+
 def test_a_greyed_buttons_reason_keeps_the_piles_above_the_dock_sideways(
     live_server, open_page: OpenPage
 ) -> None:
@@ -343,9 +351,7 @@ def test_a_greyed_buttons_reason_keeps_the_piles_above_the_dock_sideways(
         with in_language(page, locale):
             tap_in_place(page.get_by_test_id("btn-meld-why"))
             page.wait_for_selector('[data-testid="hint"].is-why')
-            assert_on_screen(page, SHOWN["indonesian_remi"], True)
-            why = page.evaluate(MEASURE, ["hint"])["items"]["hint"]
-            assert why["inside"] and not why["covered"], why
+            assert_dock_line_clear(page, "hint")
 
 
 # Four at Indonesian Remi, Ana the dealer (she plays first), the 9H on the
@@ -353,8 +359,7 @@ def test_a_greyed_buttons_reason_keeps_the_piles_above_the_dock_sideways(
 TAKE_A_NINE = scenario(
     dealer=0,
     hands=THREE_LEFT["hands"],
-    stock=["8D", "KC", "JS", "QS", "2C", "6C", "7C", "8C", "JC", "TS", "QD", "2D", "3D",
-           "4D", "5D", "6D", "7D", "6H", "7H", "8H", "5S", "AH"],
+    stock=[{"9H": "JC"}.get(card, card) for card in THREE_LEFT["stock"]],
     discard=["9H"],
 )
 
@@ -375,9 +380,7 @@ def test_a_refused_moves_sentence_keeps_the_piles_above_the_dock_sideways(
     page.wait_for_selector('[data-testid="error"]:not([hidden])')
     for locale in ["en-US", *OTHER_LANGUAGES]:
         with in_language(page, locale):
-            assert_on_screen(page, SHOWN["indonesian_remi"], True)
-            error = page.evaluate(MEASURE, ["error"])["items"]["error"]
-            assert error["inside"] and not error["covered"], error
+            assert_dock_line_clear(page, "error")
     tap_in_place(page.get_by_test_id("btn-discard-why"))
     page.wait_for_selector('[data-testid="hint"].is-why')
     assert page.get_by_test_id("error").is_hidden()
