@@ -19,13 +19,14 @@ import pytest
 
 from engine.errors import BadOptions, GameError, IllegalAction, NotYourTurn
 from engine.game import Event
-from engine.games import find_game
+from engine.games import find_game, remmi_demmi
 from engine.games.remmi_demmi import (
     AUTO_START_MS,
     RECENT_TRADES,
     RETURNABLE,
     RemmiDemmi,
     RemmiDemmiState,
+    Trade,
     deck_for,
     find_remmi,
     hand_size,
@@ -1003,6 +1004,73 @@ def test_a_view_lists_the_seats_latest_trades_and_every_returnable_one() -> None
             most = max(most, sum(seat in t.seats for t in state.trades))
         assert views[None]["trades"] == [] and views[None]["locked"] == []
     assert most > RECENT_TRADES  # some seat traded more than a view lists
+
+
+def long_round(monkeypatch: pytest.MonkeyPatch, drop: bool
+               ) -> tuple[list[list[Any]], list[int], RemmiDemmiState]:
+    """Five bots trading for a long round: after every change, every seat's
+    view and legal actions, and how many trades the state keeps. Without
+    ``drop`` the state keeps the round's every trade."""
+    if not drop:
+        monkeypatch.setattr(remmi_demmi, "_drop_settled_history", lambda state: None)
+    room = bots_trading(seed=11)
+    seen: list[list[Any]] = []
+    kept: list[int] = []
+    for _ in bot_moves(room, 700):  # over 300 trades, all in the first round
+        state = room.state
+        seen.append([[GAME.view(state, seat) for seat in [*range(6), None]],
+                     [GAME.legal_actions(state, seat) for seat in range(6)]])
+        kept.append(len(state.trades))
+    monkeypatch.undo()
+    return seen, kept, room.state
+
+
+def test_a_long_round_keeps_only_the_trades_anything_reads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Decision (views): once a round's trades are twice what every seat's
+    # view may list, the state keeps only each seat's RECENT_TRADES latest
+    # and every one still returnable, so that a room's state stays bounded
+    # however long and brisk the round. Nothing anyone sees changes: the same
+    # bots play the same game, and after every change every seat's view and
+    # legal actions are those of the game that keeps all its trades.
+    with_drops, kept, state = long_round(monkeypatch, drop=True)
+    everything, all_kept, full = long_round(monkeypatch, drop=False)
+    assert with_drops == everything
+    limit = 2 * 6 * RECENT_TRADES
+    assert max(all_kept) > 2 * limit  # the round ran long enough to drop some
+    assert max(kept) <= limit
+    # A trade dropped was settled (refused in the game that keeps it too),
+    # and is refused, to its own traders as well, as no longer theirs to settle.
+    ids = {t.id for t in state.trades}
+    dropped = next(t for t in full.trades if t.id not in ids)
+    assert dropped.status != RETURNABLE
+    refused(full, dropped.seats[0], {"kind": "keep", "trade": dropped.id})
+    message = refused(state, dropped.seats[0], {"kind": "keep", "trade": dropped.id})
+    assert message.startswith("no_such_trade ")
+
+
+def test_dropping_a_long_rounds_history_keeps_every_returnable_trade() -> None:
+    # The same decision, where bots do not go: a trade left returnable while
+    # both its traders traded on stays, however old; what goes is what no
+    # view lists any more.
+    state = trading(5, FIVE, timer_s=600, return_window_s=60)
+    pairs = [(0, 1), (2, 3), (1, 4), (3, 0)]
+    trades = [
+        Trade(id=f"t{n}", seats=pairs[n % 4], gave=(("OJ5",), ("PJ5",)), at=T0 + n,
+              invalid=(n == 3, False), pending=(n == 3, False),
+              return_until=T0 + 60_000 if n == 3 else None,
+              status=RETURNABLE if n == 3 else "done")
+        for n in range(1, 161)]
+    state.trades, state.settled, state.seat_trades = trades, 0, None
+    before = [GAME.view(state, seat) for seat in [*range(5), None]]
+
+    remmi_demmi._drop_settled_history(state)
+
+    assert [GAME.view(state, seat) for seat in [*range(5), None]] == before
+    latest = {t.id for seat in range(5)
+              for t in [t for t in trades if seat in t.seats][-RECENT_TRADES:]}
+    assert [t.id for t in state.trades] == [t.id for t in trades if t.id in latest | {"t3"}]
+    assert len(state.trades) < len(trades)
 
 
 @pytest.mark.parametrize(("players", "hands", "frantic"), [
