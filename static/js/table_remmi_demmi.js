@@ -180,11 +180,32 @@ export class RemmiDemmiTable extends BasicRummyTable {
     clearInterval(this.tick);
     // The countdown bar moves smoothly: a short tick, the bar's CSS does the rest.
     this.tick = setInterval(() => this.updateClocks(), 200);
+    this.onResize = () => this.fitGroupLabels();
+    window.addEventListener('resize', this.onResize);
   }
 
   destroy() {
     clearTimeout(this.claimTimer);
+    window.removeEventListener('resize', this.onResize);
     super.destroy();
+  }
+
+  render() {
+    super.render();
+    this.fitGroupLabels();
+  }
+
+  /**
+   * A group's label is as wide as its cards: where its name would be cut
+   * (a lone card on a small phone), the group shows its colour's dot or its
+   * figure's drawing instead, and the name stays for screen readers.
+   */
+  fitGroupLabels() {
+    for (const group of this.root.querySelectorAll('.rd-hand .rd-group')) {
+      group.classList.remove('is-cramped');
+      const name = group.querySelector('.rd-group-name');
+      if (name && name.scrollWidth > name.clientWidth) group.classList.add('is-cramped');
+    }
   }
 
 
@@ -613,6 +634,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const keyOf = (id) => (mode === 'figure' ? id[1] : id[0]);
     const interactive = playing && !claimed;
     const groupName = mode === 'figure' ? figureName : colourName;
+    const groupMark = mode === 'figure' ? figureIcon : colourDot;
     const groups = [...order].map((k) => ({ k, name: groupName(k), cards: sortRd(hand.filter((id) => keyOf(id) === k), mode) }))
       .filter((g) => g.cards.length);
     return h('div', { class: 'rd-hand-wrap' },
@@ -622,6 +644,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
       },
         groups.map((g) => h('div', { class: cls('rd-group', `rd-group-${g.k}`), dataset: { group: g.k } },
           h('span', { class: 'rd-group-label', title: g.name },
+            h('span', { class: 'rd-group-mark', 'aria-hidden': 'true' }, groupMark(g.k)),
             h('span', { class: 'rd-group-name' }, g.name), h('b', null, ` ${g.cards.length}`)),
           h('div', { class: 'rd-group-cards' }, g.cards.map((id) => rdCardElement(id, {
             interactive,
@@ -856,6 +879,10 @@ export class RemmiDemmiTable extends BasicRummyTable {
       next.textContent = `${v.result?.tie_round_next ? `${t('rd.tie_round')} ` : ''}${left > 0 ? t('rd.next_round_in', { n: Math.ceil(left / 1000) }) : t('clock.dealing')}`;
     }
   }
+}
+
+function colourDot(c) {
+  return h('span', { class: `rd-dot rd-${c}` });
 }
 
 function figureIcon(f) {

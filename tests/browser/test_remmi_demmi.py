@@ -303,3 +303,62 @@ def test_after_a_wrong_claim_the_tie_break_round_says_so_on_a_small_phone(
     page.get_by_test_id("lang-select").select_option("en")
     page.wait_for_selector('html[lang^="en"]')
     assert header.inner_text() == "Tie-break round 1"
+
+
+# Each group's label, measured in the page: is its name cut, is it shown at all,
+# and is its mark (the colour's dot or the figure's drawing) shown.
+GROUP_LABELS = """() => [...document.querySelectorAll('[data-testid="hand"] .rd-group')]
+  .map((g) => {
+  const name = g.querySelector('.rd-group-name');
+  const mark = g.querySelector('.rd-group-mark');
+  const shown = (el) => !!el && el.getBoundingClientRect().width > 1.5;
+  return {
+    group: g.dataset.group,
+    nameShown: shown(name),
+    nameCut: !!name && name.scrollWidth > name.clientWidth + 0.5,
+    markShown: shown(mark),
+    name: name ? name.textContent : '',
+  };
+})"""
+
+
+def test_a_one_card_group_is_named_whole_or_marked_on_the_smallest_phone(
+    live_server, open_page: OpenPage
+) -> None:
+    """Ana's one purple and one green card make groups one card wide: on a
+    320 px phone, in every language and both groupings, a group's name shows
+    whole or gives way to its colour's dot or its figure's drawing, never a
+    word cut to "GR…"."""
+    ana = new_guest(live_server.url, "Ana")
+    room = create_game_room(
+        live_server.url, ana, "remmi_demmi", 4, scenario={"hands": [ANA, BO, BOT2, BOT3]},
+        timer_s=60, rounds=1, bot_delay_ms=10_000,
+    )
+    page = open_page(f"{live_server.url}/?room={room}", identity=ana, width=320, height=568)
+    start_with_bots(page)
+    page.wait_for_selector('[data-testid="hand"] [data-card]')
+    for lang in ("en", "id", "fr", "nb", "sr"):
+        page.get_by_test_id("lang-select").select_option(lang)
+        page.wait_for_selector(f'html[lang^="{lang}"]')
+        for mode in ("colour", "figure"):
+            page.get_by_test_id(f"btn-group-{mode}").click()
+            page.wait_for_selector(f'[data-testid="btn-group-{mode}"][aria-pressed="true"]')
+            labels = page.evaluate(GROUP_LABELS)
+            assert len(labels) == 3, labels
+            for label in labels:
+                assert not (label["nameShown"] and label["nameCut"]), (lang, mode, label)
+                assert label["nameShown"] or label["markShown"], (lang, mode, label)
+                assert label["name"], (lang, mode, label)  # still read out
+            assert_fits(page)
+
+    # "Allongé" over two cards: a mark on the phone, its name on a wider window,
+    # a mark again once the window is the phone's again.
+    page.get_by_test_id("lang-select").select_option("fr")
+    page.wait_for_selector('html[lang^="fr"]')
+    page.get_by_test_id("btn-group-figure").click()
+    lying = f"() => ({GROUP_LABELS})().find((l) => l.group === 'L')"
+    assert not page.evaluate(lying)["nameShown"]
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.wait_for_function(f"() => ({lying})().nameShown")
+    page.set_viewport_size({"width": 320, "height": 568})
+    page.wait_for_function(f"() => !({lying})().nameShown && ({lying})().markShown")
