@@ -80,6 +80,8 @@ NARROW_PHONE = {"width": 320, "height": 568, "touch": True}
 PHONE_WITH_BARS = {"width": 375, "height": 548, "touch": True}
 # The same phone held sideways, its bars shown.
 PHONE_SIDEWAYS_WITH_BARS = {"width": 667, "height": 325, "touch": True}
+# The narrowest phone held sideways.
+NARROW_SIDEWAYS = {"width": 568, "height": 320, "touch": True}
 VIEWPORTS = {"phone": TOUCH_PHONE, "phone-sideways": TOUCH_PHONE_SIDEWAYS,
              "small-phone": SMALL_PHONE, "narrow-phone": NARROW_PHONE,
              "phone-with-bars": PHONE_WITH_BARS,
@@ -125,6 +127,25 @@ MEASURE = """ids => {
     }
     return out;
 }"""
+
+
+# The hand's cards on one screen: the leftmost and rightmost edges, and the
+# narrowest part of a card left uncovered by the next one in its row.
+HAND_SPREAD = """() => {
+    const cards = [...document.querySelectorAll('[data-testid="hand"] .card')]
+        .map((el) => el.getBoundingClientRect());
+    let strip = Infinity;
+    for (let i = 1; i < cards.length; i++) {
+        if (Math.abs(cards[i].top - cards[i - 1].top) < 2) {
+            strip = Math.min(strip, cards[i].left - cards[i - 1].left);
+        }
+    }
+    return {left: Math.min(...cards.map((r) => r.left)),
+            right: Math.max(...cards.map((r) => r.right)),
+            strip, vw: document.documentElement.clientWidth};
+}"""
+# Enough of a card to see its corner and put a finger on it.
+CARD_STRIP_PX = 8
 
 
 # The buttons whose words must show whole (the stock's count sits over its edge on purpose).
@@ -212,6 +233,9 @@ def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
             assert item["height"] >= TOUCH_PX, f"{testid} is {item['height']} px tall"
     if phone and page.locator('[data-testid="hand"] .card').count():
         wait_hand_cards_at_least(page, TOUCH_PX)
+        spread = page.evaluate(HAND_SPREAD)
+        assert spread["left"] >= 0 and spread["right"] <= spread["vw"] + 0.5, spread
+        assert spread["strip"] >= CARD_STRIP_PX, f"a card shows {spread['strip']} px: {spread}"
     assert_fits(page)
     under = page.evaluate(PILES_UNDER_THE_DOCK)
     assert not under, f"piles under the dock: {under}"
@@ -663,6 +687,21 @@ def test_every_language_keeps_the_trading_floor_on_a_small_phone(
     page.get_by_test_id("btn-start-snail").click()
     page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
     assert_trading_floor(page, True)
+
+
+def test_the_narrowest_phone_sideways_keeps_every_card_of_a_trading_hand_in_view(
+    live_server, open_page: OpenPage
+) -> None:
+    """Held sideways, the narrowest phone has the hand and the trading buttons
+    side by side: the buttons give up enough width, in every language, for the
+    hand's three groups to show a part of every card."""
+    page = open_table(live_server, open_page, "remmi_demmi", NARROW_SIDEWAYS,
+                      scenario={"hands": UNEVEN_HANDS}, timer_s=100, rounds=1)
+    page.get_by_test_id("btn-start-snail").click()
+    page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
+    for locale in ["en-US", *OTHER_LANGUAGES]:
+        with in_language(page, locale):
+            assert_trading_floor(page, True)
 
 
 @pytest.mark.parametrize("locale", OTHER_LANGUAGES)

@@ -535,7 +535,7 @@ export default {
   "rd.status_offer": "Vous proposez {n} : en attente d’une réponse.",
   "rd.status_offer_to": "Vous proposez {n} à {name} : en attente d’une réponse.",
   "rd.status_round_over": "La manche {n} est finie : la vérification.",
-  "rd.status_trade": "Échangez ! Proposez des cartes d’une seule couleur ou d’une seule figure.",
+  "rd.status_trade": "Échangez des cartes de même couleur ou de même figure !",
   "rd.tally": "Vos cartes par couleur et par figure",
   "rd.tie_round": "Égalité en tête : une manche de plus.",
   "rd.to_anyone": "à tous",
