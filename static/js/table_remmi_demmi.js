@@ -201,11 +201,14 @@ export class RemmiDemmiTable extends BasicRummyTable {
    * figure's drawing instead, and the name stays for screen readers.
    */
   fitGroupLabels() {
-    for (const group of this.root.querySelectorAll('.rd-hand .rd-group')) {
-      group.classList.remove('is-cramped');
+    // Every name shown, then all measured at once: one layout, not one per group.
+    const groups = [...this.root.querySelectorAll('.rd-hand .rd-group')];
+    for (const group of groups) group.classList.remove('is-cramped');
+    const cramped = groups.filter((group) => {
       const name = group.querySelector('.rd-group-name');
-      if (name && name.scrollWidth > name.clientWidth) group.classList.add('is-cramped');
-    }
+      return name && name.scrollWidth > name.clientWidth;
+    });
+    for (const group of cramped) group.classList.add('is-cramped');
   }
 
 

@@ -689,13 +689,22 @@ def test_every_language_keeps_the_trading_floor_on_a_small_phone(
     assert_trading_floor(page, True)
 
 
-def test_the_narrowest_phone_sideways_keeps_every_card_of_a_trading_hand_in_view(
-    live_server, open_page: OpenPage
+@pytest.mark.parametrize("game", ["basic_rummy", "indonesian_remi", "traditional_remi",
+                                  "remmi_demmi"])
+def test_the_narrowest_phone_sideways_keeps_every_card_in_view(
+    live_server, open_page: OpenPage, game: str
 ) -> None:
-    """Held sideways, the narrowest phone has the hand and the trading buttons
-    side by side: the buttons give up enough width, in every language, for the
-    hand's three groups to show a part of every card."""
-    page = open_table(live_server, open_page, "remmi_demmi", NARROW_SIDEWAYS,
+    """Held sideways, the narrowest phone has the hand and the buttons side by
+    side: the buttons leave the hand room to show a part of every card, in
+    every language (Remmi Demmi's, the widest, while trading)."""
+    if game != "remmi_demmi":
+        page = open_table(live_server, open_page, game, NARROW_SIDEWAYS)
+        for locale in ["en-US", *OTHER_LANGUAGES]:
+            with in_language(page, locale):
+                assert_opponent_strip(page, True)
+                assert_on_screen(page, SHOWN[game], True)
+        return
+    page = open_table(live_server, open_page, game, NARROW_SIDEWAYS,
                       scenario={"hands": UNEVEN_HANDS}, timer_s=100, rounds=1)
     page.get_by_test_id("btn-start-snail").click()
     page.wait_for_selector('[data-testid="rd-timer"][data-stage="trading"]')
