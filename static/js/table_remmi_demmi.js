@@ -197,8 +197,8 @@ export class RemmiDemmiTable extends BasicRummyTable {
 
   /**
    * A group's label is as wide as its cards: where its name would be cut
-   * (a lone card on a small phone), the group shows its colour's dot or its
-   * figure's drawing instead, and the name stays for screen readers.
+   * (a lone card's group, on any screen), the group shows its colour's dot or
+   * its figure's drawing instead, and the name stays for screen readers.
    */
   fitGroupLabels() {
     // Every name shown, then all measured at once: one layout, not one per group.
@@ -210,7 +210,6 @@ export class RemmiDemmiTable extends BasicRummyTable {
     });
     for (const group of cramped) group.classList.add('is-cramped');
   }
-
 
   update(view, version) {
     const previous = this.view;
