@@ -38,8 +38,9 @@ Backends:
   handlers directly. Suitable for a single server process.
 - :class:`RedisBroker`: Redis pub/sub, for several server processes. Per
   process it holds one connection for publishing and one pub/sub connection
-  for every subscription. ``publish`` only appends to a buffer; the buffer is
-  written once per event-loop tick, in one write. Local handlers of a channel
+  that all its subscriptions share. ``publish`` only appends to a buffer; the
+  buffer is written once per event-loop tick, in as few writes as its size
+  allows. Local handlers of a channel
   share one Redis subscription (``SUBSCRIBE`` on the first, ``UNSUBSCRIBE``
   after the last), and :meth:`RedisBroker.subscribe` returns once Redis has
   confirmed it, so anything published after it returns is delivered. If the

@@ -46,7 +46,8 @@ class Feed:
         self.receivers: tuple[Receiver, ...] = ()
         self.subscription: Subscription | None = None
         # While the first attachment subscribes: set when it is done. Only then
-        # (an Event and its waiters' deque are about 1 KB, and a room has five feeds).
+        # (an Event and its waiters' deque cost memory, and a room has a feed
+        # per seat and one for its spectators).
         self.subscribing: asyncio.Event | None = None
 
     def add(self, handle: int, sink: Sink | Receiver) -> None:
@@ -89,7 +90,7 @@ class Feeds:
         self._ids = itertools.count(1)
 
     def send(self, version: int, frames: list[tuple[str, bytes]]) -> None:
-        """Hands a change of a room run here (:func:`app.frames.change_frames`:
+        """Hands a change of a room run here (:meth:`app.frames.RoomFrames.frames`:
         each audience's channel and frames) to this process's connections.
 
         Not through the broker: these connections are this process's own,

@@ -2,8 +2,9 @@
 
 A *frame* is one JSON text message as sent on a WebSocket. A room's change is
 turned into frames once per audience (a seat, or the spectators), never once
-per connection: the change's events, then the audience's state (its view,
-as :meth:`engine.room.RoomCore.view_for` made it), as
+per connection: the change's events, then the audience's state (its view:
+the change's public part joined with the audience's own,
+:class:`engine.room.OwnParts`), as
 WebSocket wire bytes (:func:`app.wsprotocol.wire`), framed once by the
 room's process for every connection of every process
 (:class:`RoomFrames`). The room's own process hands them to its

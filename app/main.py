@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         registry.change_listeners.append(daily.leave_listener(store))
         await registry.start()
         app.state.settings, app.state.store = settings, store
-        app.state.broker, app.state.registry = broker, registry
+        app.state.registry = registry
         app.state.feeds = registry.feeds
         app.state.health = health
         health.watch()
@@ -153,7 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"ready": health.all_up, "stores": health.summary()},
                             status_code=200 if health.all_up else 503)
 
-    sockets = app.state.sockets = AddressCap(settings.max_ws_per_address)
+    sockets = AddressCap(settings.max_ws_per_address)
 
     # A plain Starlette route: the socket takes no FastAPI dependencies.
     @app.websocket_route("/ws")

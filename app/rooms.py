@@ -17,8 +17,9 @@ to them in Redis, since it is where they come from.
 when this process owns it, else the owner through :mod:`app.cluster` (with
 Redis), retrying while a room moves from a dead process to a live one.
 
-Without Redis there is one process: it owns every room, saves them in the
-database, and on start-up resumes the rooms that were being played.
+Without Redis there is one process: it owns every room, saves them in its
+journal file (SQLite) or the database (PostgreSQL), and on start-up resumes
+the rooms that were being played.
 
 A save that fails (the store cannot be reached) sends nothing: the actor
 undoes the change (:class:`engine.room.RoomActor`). The next save of that
@@ -588,8 +589,7 @@ class RoomRegistry:
         self._noted(core, changes)
         if chat:
             self._send_chat(core, chat)
-        if core.spectators_moved:
-            core.spectators_moved = False
+        if core.take_spectators_moved():
             self._count_changed(core)
         return True
 
@@ -631,13 +631,8 @@ class RoomRegistry:
         due = self._counts_due
         if room.room_id in due:
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # driven synchronously (tests): at once
-            self._send_count(room)
-            return
         due.add(room.room_id)
-        loop.call_later(self.COUNT_EVERY_S, self._send_count, room)
+        asyncio.get_running_loop().call_later(self.COUNT_EVERY_S, self._send_count, room)
 
     def _send_count(self, room: RoomCore) -> None:
         """Publishes the room's spectator count on every audience's channel.
@@ -747,31 +742,28 @@ class RoomRegistry:
     async def sweep(self, now: int) -> None:
         """Drops rooms nobody is in that have been idle too long (finished or abandoned)."""
         idle_ms = self.settings.room_idle_s * 1000
-        for room_id, actor in list(self.rooms.items()):
-            core = actor.core
+
+        def idle(core: RoomCore) -> bool:
             watched = core.spectators > 0 or any(s.connections for s in core.seats)
             if watched or now - core.last_activity < idle_ms:
+                return False
+            # A game with humans in it waits for them.
+            return core.status != "playing" or all(s.bot for s in core.seats)
+
+        for room_id, actor in list(self.rooms.items()):
+            # Checked again, and saved one last time (as inactive: nobody takes
+            # it over), by the actor between two commands.
+            if not idle(actor.core) or not await actor.retire(idle):
                 continue
-            if core.status == "playing" and any(not s.bot for s in core.seats):
-                continue  # a game with humans in it waits for them
-            status = core.status
-            if status == "waiting":
-                core.status = self._statuses[room_id] = "abandoned"
-            try:
-                # Saved as inactive: nobody takes it over.
-                kept = await self._commit(core, core.take_changes())
-            except Unavailable:
-                core.status = self._statuses[room_id] = status
-                continue  # the store is down: evicted by a later sweep
-            if status == "waiting":
+            core = actor.core
+            if core.status == "abandoned":
                 self._store_later(f"room {room_id} abandoned", partial(
                     self.store.set_room_status, room_id, "abandoned"))
-            await actor.stop()
-            if not kept:
+            if self.rooms.get(room_id) is not actor:
                 # Fenced: another process owns the room now, and _commit has
                 # already let it go here (the lease is not ours to release).
                 continue
-            self.rooms.pop(room_id, None)
+            self.rooms.pop(room_id)
             await self._stop_hosting(core)
             self._forget(room_id)
             if self.cluster is not None:

@@ -340,7 +340,7 @@ class _JournaledRoom:
     # ("E <room> <seq> <entry JSON>\n", in order: see _place) lie in the
     # file. They are read back only to resume or compact, so they are not
     # kept in memory: the room keeps its log itself (RoomCore.action_log),
-    # and a second copy here was the larger part of a long game's memory.
+    # and a second copy here would double a long game's memory.
     snapshot_at: tuple[int, int] | None = None
     entries: array[int] = field(default_factory=lambda: array("Q"))
     entry_bytes: int = 0  # what the log's lines weigh

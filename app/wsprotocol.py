@@ -1,9 +1,10 @@
 """kartu's WebSocket protocol for uvicorn: ASGI WebSockets, plus a direct frame path.
 
 ``python -m app`` serves WebSockets with :class:`KartuWebSocketProtocol`
-(``uvicorn app.main:app --ws app.wsprotocol:KartuWebSocketProtocol`` does the
-same by hand). It is an :class:`asyncio.Protocol` that uvicorn hands a socket
-once the HTTP request asks for an upgrade. The handshake and the parsing of
+(``uvicorn app.main:app --ws app.wsprotocol:KartuWebSocketProtocol
+--ws-max-size 65536 --ws-per-message-deflate false`` does the same by
+hand). It is an :class:`asyncio.Protocol` that uvicorn hands a socket once
+the HTTP request asks for an upgrade. The handshake and the parsing of
 incoming frames are the ``websockets`` library's sans-I/O
 :class:`~websockets.server.ServerProtocol`, used only through its public
 methods; this module implements the ASGI WebSocket interface on top of it, so
@@ -26,8 +27,8 @@ Terms:
   one ``transport.write``: when the gateway is done with the message that
   caused them (:meth:`FramePath.flush_all`), or at the latest on the next
   turn of the event loop. A room change sends a connection its events and
-  its state, and the actor its ack in the same turn: one write instead of
-  three. Frames the ASGI way (``websocket.send``, a close, a pong) join the
+  state, and the gateway its ack, in the same turn: one write instead of
+  two. Frames the ASGI way (``websocket.send``, a close, a pong) join the
   same queue, so everything goes out in the order it was sent.
 - *backlog*: bytes handed to this connection and not yet taken by the
   kernel (corked plus the transport's buffer, as of the last write). Past

@@ -3,7 +3,9 @@
 - *seat*: a player's place at the table, ``0..players-1``; play passes
   clockwise, i.e. to ``(seat + 1) % players``.
 - *state*: a game's whole authoritative state, a plain object owned by the
-  room actor. Only :meth:`Game.view` turns it into something a client sees.
+  room actor. Only the views turn it into something a client sees:
+  :meth:`Game.public_view` and :meth:`Game.own_view` for the room's frames,
+  :meth:`Game.view` (both in one) for bots and replays.
 - *action*: a dict from a client or a bot, ``{"kind": ..., ...}``.
 - *event*: a dict describing a public change (``{"kind": "drew", ...}``);
   events carry only what every viewer may see.

@@ -39,10 +39,10 @@ Terms:
 
 :class:`RoomCore` holds the logic and is synchronous: it takes ``now`` for
 everything, so tests drive it with a fake clock. :class:`RoomActor` wraps it
-in an asyncio task that applies one command at a time from a bounded queue
-and wakes itself for deadlines (game timers, turn clocks, bot moves), and
-hands each command's changes to its *commit* (the app saves, then sends
-them). Nothing here performs I/O.
+in an asyncio task that applies one command at a time (from a bounded queue,
+or in the caller's task when the room is idle), wakes itself for deadlines
+(game timers, turn clocks, bot moves), and hands each command's changes to
+its *commit* (the app saves, then sends them). Nothing here performs I/O.
 """
 
 from __future__ import annotations
@@ -314,7 +314,7 @@ class RoomCore:
     # A private room cannot be watched and is left out of the lobby (daily deals).
     private: bool = False
     seats: list[Seat] = field(default_factory=list)
-    status: str = "waiting"  # waiting | playing | finished
+    status: str = "waiting"  # waiting | playing | finished | abandoned (abandon)
     state: Any = None
     version: int = 0
     spectators: int = 0  # how many connections watch
@@ -333,7 +333,7 @@ class RoomCore:
     _public_options: dict[str, Any] | None = field(default=None, init=False, repr=False)
     # Changes made and not yet taken by the runner (take_changes).
     outbox: list[Change] = field(default_factory=list, init=False, repr=False)
-    # The spectators came or went since the runner last looked (it resets it).
+    # The spectators came or went since the runner last looked (take_spectators_moved).
     spectators_moved: bool = field(default=False, init=False, repr=False)
     # Who plays the bot seats (and absent players' turns), looked up once.
     _bot: Bot = field(init=False, repr=False)
@@ -668,6 +668,11 @@ class RoomCore:
         lines, self.chat_outbox = self.chat_outbox, []
         return lines
 
+    def take_spectators_moved(self) -> bool:
+        """Whether the spectators came or went since the last call (the flag reset)."""
+        moved, self.spectators_moved = self.spectators_moved, False
+        return moved
+
     def history(self, seat: int | None) -> dict[str, Any]:
         """What a joiner missed: the current game's table log and the chat
         lines ``seat`` may read (a player: the players' channel; None, a
@@ -811,7 +816,8 @@ class RoomCore:
     # --- after every change ------------------------------------------------
 
     def _emit(self, now: int, events: list[Event], *, game_only: bool = False) -> None:
-        """Sends one change out. ``game_only``: only the game state changed, as
+        """Records one change in the outbox, for the runner to take
+        (:meth:`take_changes`). ``game_only``: only the game state changed, as
         the action log's newest entry says (see :attr:`room_changes`)."""
         self.version += 1
         if not game_only:
@@ -828,6 +834,11 @@ class RoomCore:
         self.outbox.append(Change(self.room_id, self.version, events, self._public_view(now),
                                   self.audiences(), OwnParts(self.game, self.state),
                                   self.status, outcome))
+
+    def abandon(self) -> None:
+        """Closes a room nobody started for good (its runner found it idle)."""
+        self.status = "abandoned"
+        self.room_changes += 1
 
     def take_changes(self) -> list[Change]:
         """The changes made since the last call, oldest first (the outbox emptied)."""
@@ -1111,6 +1122,27 @@ class RoomActor:
                 await self._task
             self._task = None
         self._refuse_waiting()
+
+    async def retire(self, idle: Callable[[RoomCore], bool]) -> bool:
+        """Stops the actor if ``idle(room)`` holds once no command runs, after
+        one last commit (a room still waiting is abandoned first). False: not
+        idle, stopped already, or the save did not land: the room runs on."""
+        async with self._lock:
+            core = self.core
+            if self.stopped or not idle(core):
+                return False
+            checkpoint = core.checkpoint()
+            if core.status == "waiting":
+                core.abandon()
+            try:
+                await self._commit(checkpoint)
+            except RoomError as err:
+                if err.code != "moved":
+                    return False
+            # Set under the lock: a command queued behind this one finds the room gone.
+            self.stopped = True
+        await self.stop()
+        return True
 
     def _refuse_waiting(self) -> None:
         while not self._queue.empty():

@@ -668,7 +668,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
         [...FIGURE_ORDER].map((f) => h('th', { title: figureName(f) },
           figureIcon(f))))),
       h('tbody', null, [...COLOUR_ORDER].map((c) => h('tr', null,
-        h('th', null, h('span', { class: `rd-dot rd-${c}`, title: colourName(c) })),
+        h('th', null, colourDot(c, colourName(c))),
         [...FIGURE_ORDER].map((f) => {
           const n = count(c, f);
           return h('td', { class: cls(n === 0 && 'is-zero'), testid: `tally-${c}${f}` }, String(n));
@@ -883,8 +883,9 @@ export class RemmiDemmiTable extends BasicRummyTable {
   }
 }
 
-function colourDot(c) {
-  return h('span', { class: `rd-dot rd-${c}` });
+/** A colour's dot; a title names it on hover where the dot stands alone (the tally). */
+function colourDot(c, title = null) {
+  return h('span', { class: `rd-dot rd-${c}`, title });
 }
 
 function figureIcon(f) {

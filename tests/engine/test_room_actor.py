@@ -6,9 +6,11 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
+
 from engine.bots.basic_rummy import choose
 from engine.games import find_game
-from engine.room import Act, AddBot, Change, Join, RoomActor, RoomCore, Snapshot, Start
+from engine.room import Act, AddBot, Change, Join, RoomActor, RoomCore, RoomError, Snapshot, Start
 from tests.engine import room_harness
 from tests.waiting import wait_for
 
@@ -72,3 +74,33 @@ async def test_a_command_applied_in_the_callers_task_still_wakes_the_bots() -> N
     bot_moves = [entry for entry in room.action_log if entry.get("bot")]
     assert len(bot_moves) >= 10
     await actor.stop()
+
+
+async def test_retiring_waits_for_the_command_being_saved_and_looks_again() -> None:
+    room, _ = room_harness.make_room(GAME, 2, room_id="r3", seed=7)
+    saving = asyncio.Event()
+    saved = asyncio.Event()
+
+    async def commit(core: RoomCore, changes: list[Change], tag: object) -> bool:
+        if changes:  # the join's save: it takes until the test lets it land
+            saving.set()
+            await saved.wait()
+        return True
+
+    actor = RoomActor(room, clock, commit)
+    actor.start()
+    join = asyncio.create_task(actor.call(Join("ana", "Ana", "player")))
+    await saving.wait()
+    nobody = asyncio.create_task(actor.retire(lambda core: core.seats_taken == 0))
+    await asyncio.sleep(0)
+    assert not nobody.done()  # it waits for the join, which is still being saved
+    saved.set()
+    assert await join == 0
+    assert await nobody is False  # looked again: Ana is in, the room stays
+    assert not actor.stopped and room.status == "waiting"
+
+    assert await actor.retire(lambda core: True)
+    assert actor.stopped and room.status == "abandoned"
+    with pytest.raises(RoomError) as refused:
+        await actor.call(Join("bo", "Bo", "player"))
+    assert refused.value.code == "moved"
