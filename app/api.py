@@ -129,7 +129,8 @@ async def create_room(body: RoomIn, player: CurrentPlayer, registry: Registry,
         if owned >= settings.max_open_rooms:
             raise ApiError(409, "too_many_rooms",
                            f"you have {owned} rooms waiting or being played (at most "
-                           f"{settings.max_open_rooms}): finish or leave one first")
+                           f"{settings.max_open_rooms}): finish or leave one first",
+                           params={"limit": settings.max_open_rooms, "open": owned})
     take_token(request, "room_buckets", "new rooms")
     actor = await registry.create(game, seats, options, player.id)
     return actor.core.summary()

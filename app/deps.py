@@ -24,19 +24,15 @@ from app.edge import TokenBuckets, client_address, rate_limited
 from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.store import PlayerRecord, Store
-from engine.refusals import sentence
+from engine.room import RoomError
 
 
 class ApiError(HTTPException):
     def __init__(self, status: int, code: str, message: str | None = None, *,
                  reason: str | None = None, rule: str | None = None,
                  params: dict[str, Any] | None = None) -> None:
-        reason = reason or code
-        params = params or {}
-        super().__init__(status, detail={
-            "code": code,
-            "message": message if message is not None else sentence(reason, params),
-            "rule": rule, "reason": reason, "params": params})
+        super().__init__(status, detail=RoomError(
+            code, message, reason=reason, rule=rule, params=params).wire())
 
 
 def get_settings(request: Request) -> Settings:

@@ -41,6 +41,7 @@ from typing import Any
 from fastapi import HTTPException
 
 from app.actions import json_depth_over
+from engine.room import RoomError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -51,8 +52,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 # --- request bodies ---------------------------------------------------------------------
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
-    data = json.dumps({**body, "detail": body["message"]}).encode()
+async def _refuse(send: Send, status: int, refusal: RoomError) -> None:
+    """Answers ``status`` with the refusal's body, as every HTTP error has it."""
+    data = json.dumps({**refusal.wire(), "detail": refusal.message}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(data)).encode()),
@@ -111,18 +113,16 @@ class BodyLimit:
             self.app(scope, receive, send))  # a socket: handed on (module doc)
 
     async def limit(self, scope: Scope, receive: Receive, send: Send) -> None:
-        too_large = {"code": "too_large",
-                     "message": f"request bodies are limited to {self.max_bytes} bytes"}
+        too_large = RoomError.of("too_large", "too_large", limit=self.max_bytes)
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 try:
                     declared = int(value)
                 except ValueError:
-                    await _send_json(send, 400, {"code": "bad_request",
-                                                 "message": "Content-Length is not a number"})
+                    await _refuse(send, 400, RoomError.of("bad_request", "bad_length"))
                     return
                 if declared > self.max_bytes:
-                    await _send_json(send, 413, too_large)
+                    await _refuse(send, 413, too_large)
                     return
         # Read the body (it is small, or refused) counting as it streams.
         chunks: list[bytes] = []
@@ -134,7 +134,7 @@ class BodyLimit:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_bytes:
-                await _send_json(send, 413, too_large)
+                await _refuse(send, 413, too_large)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -142,13 +142,12 @@ class BodyLimit:
         body = b"".join(chunks)
         if body and _is_json(scope):
             if json_depth_over(body.decode("utf-8", "replace"), MAX_BODY_DEPTH):
-                await _send_json(send, 422, {
-                    "code": "bad_json",
-                    "message": f"JSON nested deeper than {MAX_BODY_DEPTH} levels"})
+                await _refuse(send, 422, RoomError.of("bad_json", "too_deep",
+                                                      limit=MAX_BODY_DEPTH))
                 return
             why = unreadable_number(body)
             if why is not None:
-                await _send_json(send, 422, {"code": "bad_json", "message": why})
+                await _refuse(send, 422, RoomError("bad_json", why, reason="unreadable_number"))
                 return
         delivered = False
 
@@ -270,9 +269,9 @@ def client_address(scope: Scope) -> str:
 
 def rate_limited(what: str, wait_s: float) -> HTTPException:
     retry = max(1, round(wait_s))
-    return HTTPException(429, detail={
-        "code": "rate_limited",
-        "message": f"too many {what} from your address; try again in {retry} s"},
+    return HTTPException(429, detail=RoomError(
+        "rate_limited", f"too many {what} from your address; try again in {retry} s",
+        reason="slow_down", params={"seconds": retry}).wire(),
         headers={"Retry-After": str(retry)})
 
 

@@ -23,7 +23,6 @@ from typing import Any
 import orjson
 
 from app.wsprotocol import wire, wire_header
-from engine.refusals import sentence
 from engine.room import Change, RoomError
 
 
@@ -51,12 +50,8 @@ def error(code: str, message: str | None = None, ref: Any = None, *,
     """A refusal: ``code`` (what a program acts on), ``reason`` and ``params``
     (the exact refusal, which a client says in its player's language), the
     ``rule`` it enforces and the English ``message`` (:mod:`engine.refusals`)."""
-    reason = reason or code
-    params = params or {}
-    frame: dict[str, Any] = {
-        "type": "error", "code": code,
-        "message": message if message is not None else sentence(reason, params),
-        "rule": rule, "reason": reason, "params": params}
+    frame: dict[str, Any] = {"type": "error", **RoomError(
+        code, message, reason=reason, rule=rule, params=params).wire()}
     if ref is not None:
         frame["ref"] = ref
     return dumps(frame)

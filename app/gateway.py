@@ -356,7 +356,7 @@ class Connection:
         elif isinstance(msg, ChatMessage):
             membership = self.memberships.get(msg.room)
             if membership is None:
-                raise RoomError.of("illegal_action", "join_first")
+                raise RoomError.of("forbidden", "join_first")
             self._flood_level += self.CHAT_WEIGHT - 1
             if self._flood_level > self.settings.flood_refuse_level:
                 raise RoomError.of("rate_limited", "rate_limited")

@@ -44,10 +44,17 @@ from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.snapshots import DbSnapshots, JournalSnapshots, SnapshotStore, rooms_file
 from app.store import Store
-from engine.room import Unavailable
+from engine.room import RoomError, Unavailable
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 logs_error = logging.getLogger("kartu.http")
+
+
+def refused(refusal: RoomError, status: int,
+            headers: dict[str, str] | None = None) -> JSONResponse:
+    """An HTTP error answer: the refusal's fields, and ``detail`` repeating its message."""
+    return JSONResponse({**refusal.wire(), "detail": refusal.message}, status_code=status,
+                        headers=headers)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -120,13 +127,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not is_outage(exc):
             logs_error.error("request failed: %s %s", request.method, request.url.path,
                              exc_info=exc)
-            return JSONResponse({"code": "internal_error", "message": "server error",
-                                 "detail": "server error"}, status_code=500)
+            return refused(RoomError("internal_error", "server error", reason="server_error"),
+                           500)
         request.app.state.health.failed(store_of(exc), exc)
-        message = "a store the server needs cannot be reached; try again shortly"
-        return JSONResponse({"code": "unavailable", "message": message, "detail": message,
-                             "rule": None, "reason": "unavailable", "params": {}},
-                            status_code=503, headers={"Retry-After": "2"})
+        return refused(RoomError("unavailable", "a store the server needs cannot be reached; "
+                                 "try again shortly"), 503, {"Retry-After": "2"})
 
     for error_type in (sa_errors.DBAPIError, sa_errors.TimeoutError, OSError,
                        redis_errors.ConnectionError, redis_errors.TimeoutError, Unavailable):

@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import httpx
+import orjson
 import pytest
 
-from app.edge import TokenBuckets, redact, unreadable_number
+from app.edge import BodyLimit, TokenBuckets, redact, unreadable_number
 from tests.live import LiveServer
 from tests.wsclient import Client, new_guest
 
@@ -53,7 +54,11 @@ def test_a_streamed_body_is_cut_off_at_the_limit(live_server: LiveServer) -> Non
     response = httpx.post(f"{live_server.url}/api/guests", content=chunks(),
                           headers={"Content-Type": "application/json"})
     assert response.status_code == 413
-    assert response.json()["code"] == "too_large"
+    # Every HTTP refusal carries the same fields as a WebSocket error frame.
+    assert response.json() == {
+        "code": "too_large", "reason": "too_large", "params": {"limit": 16_384}, "rule": None,
+        "message": "Requests are limited to 16384 bytes.",
+        "detail": "Requests are limited to 16384 bytes."}
     # Requests within the limit are served as before.
     assert httpx.post(f"{live_server.url}/api/guests", json={"name": "Ana"}).status_code == 201
 
@@ -65,6 +70,7 @@ def test_unreadable_numbers_are_refused_with_422(live_server: LiveServer, body: 
     response = httpx.post(f"{live_server.url}/api/guests", content=body,
                           headers={"Content-Type": "application/json"})
     assert response.status_code == 422 and response.json()["code"] == "bad_json"
+    assert response.json()["reason"] == "unreadable_number"
     token = new_guest(live_server.url, "Ana")["token"]
     response = httpx.post(
         f"{live_server.url}/api/rooms",
@@ -73,10 +79,31 @@ def test_unreadable_numbers_are_refused_with_422(live_server: LiveServer, body: 
     assert response.status_code == 422 and response.json()["code"] == "bad_json"
 
 
+async def test_a_length_that_is_no_number_is_refused_with_400() -> None:
+    # uvicorn answers such a request itself; another ASGI server may pass it on.
+    async def app(scope: dict, receive: object, send: object) -> None:
+        raise AssertionError("the request reached the app")
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "headers": [(b"content-length", b"abc")]}
+    await BodyLimit(app)(scope, receive, send)
+    assert sent[0]["status"] == 400
+    body = orjson.loads(sent[1]["body"])
+    assert (body["code"], body["reason"]) == ("bad_request", "bad_length")
+
+
 def test_a_deeply_nested_body_is_refused_with_422(live_server: LiveServer) -> None:
     response = httpx.post(f"{live_server.url}/api/guests", content="[" * 3000 + "]" * 3000,
                           headers={"Content-Type": "application/json"})
     assert response.status_code == 422 and response.json()["code"] == "bad_json"
+    assert (response.json()["reason"], response.json()["params"]) == ("too_deep", {"limit": 32})
 
 
 def test_unreadable_number_finder() -> None:

@@ -29,6 +29,8 @@ def test_guests_per_address_are_rate_limited(
     assert refused.status_code == 429
     assert refused.json()["code"] == "rate_limited" and "try again" in refused.json()["message"]
     assert int(refused.headers["retry-after"]) >= 1
+    assert refused.json()["reason"] == "slow_down"
+    assert refused.json()["params"] == {"seconds": int(refused.headers["retry-after"])}
 
 
 def test_rooms_per_address_are_rate_limited(server_factory: Callable[..., LiveServer]) -> None:
@@ -52,6 +54,7 @@ def test_open_rooms_per_owner_are_capped(server_factory: Callable[..., LiveServe
     refused = httpx.post(f"{server.url}/api/rooms", json={"game": "basic_rummy", "seats": 2},
                          headers={"Authorization": f"Bearer {ana}"})
     assert refused.status_code == 409 and refused.json()["code"] == "too_many_rooms"
+    assert refused.json()["params"] == {"limit": 2, "open": 2}
     # The cap is per owner: another player still creates rooms.
     create_room(server.url, bo, "basic_rummy", 2)
     assert len(httpx.get(f"{server.url}/api/rooms").json()["rooms"]) == 3

@@ -177,7 +177,7 @@ async def test_chat_channels_history_and_limits(chat_server: LiveServer) -> None
     refused = await ana.request({"type": "chat", "room": room, "emote": "nope"})
     assert refused["reason"] == "unknown_emote"
     refused = await ana.request({"type": "chat", "room": "elsewhere", "text": "hi"})
-    assert refused["reason"] == "join_first"
+    assert (refused["code"], refused["reason"]) == ("forbidden", "join_first")
     # A latecomer gets the lines it may read.
     late = await Client.open(live_server.ws_url)
     await late.request({"type": "join", "room": room, "role": "spectator"})

@@ -2,8 +2,10 @@
 language says.
 
 The reasons are found in the code itself (``IllegalAction.of("draw_first")``,
-``RoomError.of("forbidden", "owner_only")``, ``reason="..."``), so a refusal
-added without its documentation or its sentences fails here.
+``RoomError.of("forbidden", "owner_only")``, ``reason="..."``, and the code
+of a refusal made without a reason, which is its reason then:
+``ApiError(404, "no_replay")``), so a refusal added without its
+documentation or its sentences fails here.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ SOURCES = [*sorted((ROOT / "engine" / "games").glob("*.py")), ROOT / "engine" / 
 _GAME_OF = re.compile(r'(?:IllegalAction|NotYourTurn|GameError)\.of\(\s*"(\w+)"')
 _ROOM_OF = re.compile(r'RoomError\.of\(\s*"\w+",\s*"(\w+)"')
 _KEYWORD = re.compile(r'reason="(\w+)"')
+# A refusal made by its code: ApiError(404, "no_replay", ...), RoomError("busy", ...),
+# frames.error("bad_message", ...); the call is read on to see whether it names a reason.
+_BY_CODE = re.compile(
+    r'(?:\bApiError\(\s*\d+,|\bRoomError\(|\bframes\.error\(|(?<![\w.])error\()\s*"(\w+)"')
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _JS_ENTRY = re.compile(r"^  (\w+): '((?:[^'\\]|\\.)*)',$", re.M)
 
@@ -35,7 +41,21 @@ def raised_reasons() -> dict[str, set[str]]:
         for pattern in (_GAME_OF, _ROOM_OF, _KEYWORD):
             for reason in pattern.findall(text):
                 found.setdefault(reason, set()).add(path.name)
+        for match in _BY_CODE.finditer(text):
+            if "reason=" not in call_text(text, match.end()):
+                found.setdefault(match[1], set()).add(path.name)
     return found
+
+
+def call_text(text: str, start: int) -> str:
+    """The rest of the call whose arguments begin before ``start``: up to its
+    closing parenthesis."""
+    depth = 1
+    for at in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[at], 0)
+        if depth == 0:
+            return text[start:at]
+    return text[start:]
 
 
 def documented() -> dict[str, str]:

@@ -105,4 +105,10 @@ export default {
   name_empty: 'Velg et navn.',
   name_too_long: 'Et navn kan ha høyst {limit} tegn.',
   name_not_printable: 'Et navn kan bare ha tegn som kan skrives ut.',
+  too_many_rooms: 'Du har allerede {limit} rom som venter eller spilles: fullfør eller forlat ett først.',
+  replay_too_long: 'Dette spillet er for langt til å ses trekk for trekk.',
+  too_large: 'En forespørsel kan være på høyst {limit} byte.',
+  bad_length: 'Lengden på forespørselen er ikke et tall.',
+  unreadable_number: 'Tall må være endelige JSON-tall av rimelig størrelse.',
+  slow_down: 'For mange forespørsler fra adressen din; prøv igjen om {seconds} s.',
 };

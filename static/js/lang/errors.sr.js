@@ -105,4 +105,10 @@ export default {
   name_empty: 'Izaberi ime.',
   name_too_long: 'Ime može imati najviše {limit} znakova.',
   name_not_printable: 'Ime sme da sadrži samo vidljive znakove.',
+  too_many_rooms: 'Već imaš najviše dozvoljenih soba koje čekaju ili se igraju ({limit}): prvo završi ili napusti jednu.',
+  replay_too_long: 'Ova igra je preduga da bi se gledala potez po potez.',
+  too_large: 'Zahtev može imati najviše {limit} bajtova.',
+  bad_length: 'Dužina zahteva nije broj.',
+  unreadable_number: 'Brojevi moraju biti konačni JSON brojevi razumne veličine.',
+  slow_down: 'Previše zahteva sa tvoje adrese; pokušaj ponovo za {seconds} s.',
 };
