@@ -207,10 +207,11 @@ def finish_listener(store: Store
         entry = await store.daily_entry_for_room(room.room_id)
         if entry is None or entry.status != "playing":
             return
-        seat = room.seat_of(entry.player_id)
-        if seat is None:
+        # From the record, not the room: by now the room may have moved on.
+        score = next((int(score) for _, player, _, _, score, _ in finished.results
+                      if player == entry.player_id), None)
+        if score is None:
             return
-        score = int(outcome.scores[seat])
         # When the game ended, not when this runs: ties rank by who finished first.
         await store.finish_daily_entry(room.room_id, score, rank_key(room.game, score),
                                        finished.finished_at)

@@ -185,7 +185,9 @@ class RoomRegistry:
         # Rooms whose spectator count frame is scheduled (_count_changed).
         self._counts_due: set[str] = set()
         # Called with (room, outcome, its record) when a game ends, after it is
-        # recorded; the record says when it ended (the listener may run later).
+        # recorded. The listener may run later (an outage waited out): the record
+        # says when the game ended and who sat where; of the room, read only
+        # what never changes (its id, game, privacy).
         self.finish_listeners: list[
             Callable[[RoomCore, Outcome, FinishedGame], Awaitable[None]]] = []
         # Called with (room, change) on every change of a room run here; a
@@ -236,7 +238,7 @@ class RoomRegistry:
         if self.cluster is not None and not await self.cluster.acquire(room_id):
             raise RoomError.of("busy", "busy")
         actor = self._run(core)
-        await self._commit(core, core.take_changes())
+        await actor.save()
         self._statuses[room_id] = core.status
         log.info("room_created", extra={"fields": {"room": room_id, "game": game.name,
                                                    "seats": seats, "owner": owner_id,
@@ -413,9 +415,9 @@ class RoomRegistry:
         self._statuses[room_id] = core.status
         self.members.restore(room_id, data)
         core.drop_connections(self.members.drop(room_id, alive), now_ms())
-        self._run(core)
+        actor = self._run(core)
         with contextlib.suppress(Unavailable):  # it runs; its next save is full (_commit)
-            await self._commit(core, core.take_changes())
+            await actor.save()
         return True
 
     async def _resume_all(self) -> None:

@@ -1123,6 +1123,18 @@ class RoomActor:
             self._task = None
         self._refuse_waiting()
 
+    async def save(self) -> bool:
+        """Commits the room as it is, between two commands: its first save once
+        started (created, or resumed here). False: not this process's room any
+        more (the actor stops). A failed save raises what the commit raised."""
+        async with self._lock:
+            if self.commit is None:
+                return True
+            kept = await self.commit(self.core, self.core.take_changes(), None)
+            if not kept:
+                self.stopped = True
+            return kept
+
     async def retire(self, idle: Callable[[RoomCore], bool]) -> bool:
         """Stops the actor if ``idle(room)`` holds once no command runs, after
         one last commit (a room still waiting is abandoned first). False: not

@@ -104,3 +104,29 @@ async def test_retiring_waits_for_the_command_being_saved_and_looks_again() -> N
     with pytest.raises(RoomError) as refused:
         await actor.call(Join("bo", "Bo", "player"))
     assert refused.value.code == "moved"
+
+
+async def test_a_command_waits_for_the_rooms_first_save() -> None:
+    room, _ = room_harness.make_room(GAME, 2, room_id="r4", seed=9)
+    saving = asyncio.Event()
+    saved = asyncio.Event()
+    order: list[str] = []
+
+    async def commit(core: RoomCore, changes: list[Change], tag: object) -> bool:
+        if not order:  # the first save takes until the test lets it land
+            saving.set()
+            await saved.wait()
+        order.append("first save" if not order else f"version {core.version}")
+        return True
+
+    actor = RoomActor(room, clock, commit)
+    actor.start()
+    first = asyncio.create_task(actor.save())
+    await saving.wait()
+    join = asyncio.create_task(actor.call(Join("ana", "Ana", "player")))
+    await asyncio.sleep(0)
+    assert not join.done() and room.seats_taken == 0  # not applied beside the save
+    saved.set()
+    assert await first and await join == 0
+    assert order == ["first save", f"version {room.version}"]
+    await actor.stop()
