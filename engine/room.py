@@ -1072,7 +1072,9 @@ class RoomActor:
     and sends the changes, so a reply (an ``ack``) is only given for a change
     that is kept. It returns False when this process no longer owns the
     room; the actor then stops, and callers get ``moved`` and try again
-    wherever the room now lives.
+    wherever the room now lives. The runner's own work on the room goes
+    through the actor too (:meth:`save` once started, :meth:`retire` when
+    idle), so nothing ever runs beside a command.
 
     A command or timer is all or nothing: the room takes a checkpoint before
     it (:meth:`RoomCore.checkpoint`) and goes back to it if the work fails
