@@ -137,6 +137,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                        redis_errors.ConnectionError, redis_errors.TimeoutError, Unavailable):
         app.add_exception_handler(error_type, store_error)
 
+    @app.exception_handler(RoomError)
+    async def room_refused(request: Request, exc: RoomError) -> JSONResponse:
+        """A room's refusal reaching a route (its lease taken as it was
+        created, say): 503 where trying again helps, else 409."""
+        if exc.code in ("busy", "moved", "unavailable"):
+            return refused(exc, 503, {"Retry-After": "1"})
+        return refused(exc, 409)
+
+    async def server_error(request: Request, exc: Exception) -> JSONResponse:
+        # Any other failure: the same body as every error (Starlette still
+        # raises the exception on, and the server logs it with its traceback).
+        return refused(RoomError("internal_error", "server error", reason="server_error"), 500)
+
+    app.add_exception_handler(Exception, server_error)
+
     @app.get("/healthz")
     async def healthz(request: Request) -> dict[str, Any]:
         """Liveness: always 200 while the process serves; says which stores answer."""

@@ -238,7 +238,8 @@ class RoomRegistry:
         if self.cluster is not None and not await self.cluster.acquire(room_id):
             raise RoomError.of("busy", "busy")
         actor = self._run(core)
-        await actor.save()
+        if not await actor.save():
+            await actor.stop()  # fenced: _commit has let the room go
         self._statuses[room_id] = core.status
         log.info("room_created", extra={"fields": {"room": room_id, "game": game.name,
                                                    "seats": seats, "owner": owner_id,
@@ -417,7 +418,8 @@ class RoomRegistry:
         core.drop_connections(self.members.drop(room_id, alive), now_ms())
         actor = self._run(core)
         with contextlib.suppress(Unavailable):  # it runs; its next save is full (_commit)
-            await actor.save()
+            if not await actor.save():
+                await actor.stop()  # fenced: _commit has let the room go
         return True
 
     async def _resume_all(self) -> None:
@@ -758,13 +760,13 @@ class RoomRegistry:
             if not idle(actor.core) or not await actor.retire(idle):
                 continue
             core = actor.core
-            if core.status == "abandoned":
-                self._store_later(f"room {room_id} abandoned", partial(
-                    self.store.set_room_status, room_id, "abandoned"))
             if self.rooms.get(room_id) is not actor:
                 # Fenced: another process owns the room now, and _commit has
                 # already let it go here (the lease is not ours to release).
                 continue
+            if core.status == "abandoned":
+                self._store_later(f"room {room_id} abandoned", partial(
+                    self.store.set_room_status, room_id, "abandoned"))
             self.rooms.pop(room_id)
             await self._stop_hosting(core)
             self._forget(room_id)

@@ -150,8 +150,8 @@ SERVER_REASONS: dict[str, str] = {
     "name_empty": "Choose a name.",
     "name_too_long": "Names are at most {limit} characters.",
     "name_not_printable": "Names may use only printable characters.",
-    "too_many_rooms": "You already have {limit} rooms waiting or being played: finish or "
-                      "leave one first.",
+    "too_many_rooms": "You already have as many rooms waiting or being played as you may "
+                      "({limit}): finish or leave one first.",
     "replay_too_long": "This game is too long to watch step by step.",
     "too_large": "Requests are limited to {limit} bytes.",
     "bad_length": "The request's length is not a number.",

@@ -1128,7 +1128,8 @@ class RoomActor:
     async def save(self) -> bool:
         """Commits the room as it is, between two commands: its first save once
         started (created, or resumed here). False: not this process's room any
-        more (the actor stops). A failed save raises what the commit raised."""
+        more (the actor takes no more commands; stop it). A failed save raises
+        what the commit raised."""
         async with self._lock:
             if self.commit is None:
                 return True
@@ -1153,7 +1154,8 @@ class RoomActor:
             except RoomError as err:
                 if err.code != "moved":
                     return False
-            # Set under the lock: a command queued behind this one finds the room gone.
+            # Set under the lock: a command waiting behind this one is refused
+            # (moved), whether still queued or already taken by the task.
             self.stopped = True
         await self.stop()
         return True
@@ -1236,13 +1238,19 @@ class RoomActor:
                 continue
             if command is None or future is None or future.cancelled():
                 continue
-            async with self._lock:
-                try:
+            try:
+                async with self._lock:
                     result = await self._execute(command, tag)
-                except RoomError as err:
-                    if not future.done():
-                        future.set_exception(err)
-                    continue
+            except RoomError as err:
+                if not future.done():
+                    future.set_exception(err)
+                continue
+            except asyncio.CancelledError:
+                # Stopped while this command waited for the lock: out of the
+                # queue already, so _refuse_waiting would not answer it.
+                if not future.done():
+                    future.set_exception(RoomError.of("moved", "moved"))
+                raise
             if not future.done():
                 future.set_result(result)
         self._refuse_waiting()

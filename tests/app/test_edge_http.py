@@ -7,6 +7,7 @@ import asyncio
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
@@ -14,6 +15,9 @@ import orjson
 import pytest
 
 from app.edge import BodyLimit, TokenBuckets, redact, unreadable_number
+from app.main import create_app
+from app.settings import Settings
+from engine.room import RoomError
 from tests.live import LiveServer
 from tests.wsclient import Client, new_guest
 
@@ -97,6 +101,34 @@ async def test_a_length_that_is_no_number_is_refused_with_400() -> None:
     assert sent[0]["status"] == 400
     body = orjson.loads(sent[1]["body"])
     assert (body["code"], body["reason"]) == ("bad_request", "bad_length")
+
+
+async def test_a_refusal_or_a_failure_in_a_route_answers_with_the_error_body(
+        tmp_path: Path) -> None:
+    app = create_app(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'kartu.db'}"))
+
+    @app.get("/test/busy")
+    async def busy() -> None:
+        raise RoomError.of("busy", "busy")
+
+    @app.get("/test/fails")
+    async def fails() -> None:
+        raise ZeroDivisionError("a bug")
+
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=transport, base_url="http://kartu") as client:
+        response = await client.get("/test/busy")
+        assert response.status_code == 503 and response.headers["retry-after"] == "1"
+        assert response.json() == {
+            "code": "busy", "reason": "busy", "params": {}, "rule": None,
+            "message": "The room is busy; try again.",
+            "detail": "The room is busy; try again."}
+        response = await client.get("/test/fails")
+        assert response.status_code == 500
+        assert (response.json()["code"], response.json()["reason"]) == (
+            "internal_error", "server_error")
+        assert "a bug" not in response.text  # no detail of the fault reaches a client
 
 
 def test_a_deeply_nested_body_is_refused_with_422(live_server: LiveServer) -> None:

@@ -540,8 +540,22 @@ def trades(page: Any) -> int:
     return int(page.locator('[data-testid^="trade-t"]').count())
 
 
+# What the floor shows, should a trade not come: the round's stage, the open
+# offers (seat, size, to whom), Ana's cards chosen and any refusal shown.
+FLOOR = """() => ({
+    stage: document.querySelector('[data-testid="rd-timer"]')?.dataset.stage,
+    offers: [...document.querySelectorAll('.rd-offer')].map(o => o.innerText.replace(/\\s+/g, ' ')),
+    chosen: [...document.querySelectorAll('[data-testid="hand"] [aria-pressed="true"]')]
+        .map(c => c.dataset.card),
+    error: document.querySelector('[data-testid="error"]:not([hidden])')?.innerText,
+    claims: document.querySelectorAll('[data-testid^="claimed-"]').length,
+})"""
+
+
 def trade_once(page: Any) -> None:
     """Offers one free card to anyone and waits for a bot to take it."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     before = trades(page)
     free = page.eval_on_selector_all(
         '[data-testid="hand"] [data-card]:not(.is-locked):not(.is-offered):not(:disabled)',
@@ -549,11 +563,16 @@ def trade_once(page: Any) -> None:
     )
     select(page, free[-1])
     page.get_by_test_id("btn-offer").click()
-    page.wait_for_function(
-        "n => document.querySelectorAll('[data-testid^=\"trade-t\"]').length > n",
-        arg=before,
-        timeout=15_000,
-    )
+    try:
+        # The bots answer the oldest offers first, one bot a turn: on a busy
+        # machine Ana's may wait behind several of theirs.
+        page.wait_for_function(
+            "n => document.querySelectorAll('[data-testid^=\"trade-t\"]').length > n",
+            arg=before,
+            timeout=30_000,
+        )
+    except PlaywrightTimeout:
+        raise AssertionError(f"no trade for {free[-1]}: {page.evaluate(FLOOR)}") from None
     page.wait_for_selector('[data-testid="offer-0"]', state="detached")
 
 

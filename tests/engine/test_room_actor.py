@@ -130,3 +130,29 @@ async def test_a_command_waits_for_the_rooms_first_save() -> None:
     assert await first and await join == 0
     assert order == ["first save", f"version {room.version}"]
     await actor.stop()
+
+
+async def test_a_command_arriving_during_the_last_save_is_told_the_room_moved() -> None:
+    room, _ = room_harness.make_room(GAME, 2, room_id="r5", seed=11)
+    saving = asyncio.Event()
+    saved = asyncio.Event()
+
+    async def commit(core: RoomCore, changes: list[Change], tag: object) -> bool:
+        if core.status == "abandoned":  # the last save takes until the test lets it land
+            saving.set()
+            await saved.wait()
+        return True
+
+    actor = RoomActor(room, clock, commit)
+    actor.start()
+    retiring = asyncio.create_task(actor.retire(lambda core: True))
+    await saving.wait()
+    join = asyncio.create_task(actor.call(Join("ana", "Ana", "player")))
+    for _ in range(3):  # the actor's task takes the join out of the queue
+        await asyncio.sleep(0)
+    saved.set()
+    assert await retiring
+    async with asyncio.timeout(5):  # answered, never left waiting
+        with pytest.raises(RoomError) as refused:
+            await join
+    assert refused.value.code == "moved" and room.seats_taken == 0

@@ -105,10 +105,10 @@ export default {
   name_empty: 'Choisissez un nom.',
   name_too_long: 'Un nom compte au plus {limit} caractères.',
   name_not_printable: 'Un nom ne peut contenir que des caractères imprimables.',
-  too_many_rooms: 'Vous avez déjà {limit} salles en attente ou en cours : terminez-en ou quittez-en une d’abord.',
+  too_many_rooms: 'Vous avez déjà le maximum de salles en attente ou en cours ({limit}) : terminez-en ou quittez-en une d’abord.',
   replay_too_long: 'Cette partie est trop longue pour être revue coup par coup.',
   too_large: 'Une requête est limitée à {limit} octets.',
   bad_length: 'La longueur de la requête n’est pas un nombre.',
   unreadable_number: 'Les nombres doivent être des nombres JSON finis et de taille raisonnable.',
-  slow_down: 'Trop de demandes depuis votre adresse ; réessayez dans {seconds} s.',
+  slow_down: 'Trop de requêtes depuis votre adresse ; réessayez dans {seconds} s.',
 };

@@ -105,7 +105,7 @@ export default {
   name_empty: 'Pilih nama.',
   name_too_long: 'Nama paling banyak {limit} karakter.',
   name_not_printable: 'Nama hanya boleh memakai karakter yang bisa dicetak.',
-  too_many_rooms: 'Kamu sudah punya {limit} ruangan yang menunggu atau sedang dimainkan: selesaikan atau tinggalkan satu dulu.',
+  too_many_rooms: 'Ruanganmu yang menunggu atau sedang dimainkan sudah mencapai batas ({limit}): selesaikan atau tinggalkan satu dulu.',
   replay_too_long: 'Permainan ini terlalu panjang untuk ditonton langkah demi langkah.',
   too_large: 'Permintaan dibatasi paling besar {limit} bita.',
   bad_length: 'Panjang permintaan bukan angka.',

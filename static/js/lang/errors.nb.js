@@ -105,7 +105,7 @@ export default {
   name_empty: 'Velg et navn.',
   name_too_long: 'Et navn kan ha høyst {limit} tegn.',
   name_not_printable: 'Et navn kan bare ha tegn som kan skrives ut.',
-  too_many_rooms: 'Du har allerede {limit} rom som venter eller spilles: fullfør eller forlat ett først.',
+  too_many_rooms: 'Du har allerede så mange rom som venter eller spilles som du kan ha ({limit}): fullfør eller forlat ett først.',
   replay_too_long: 'Dette spillet er for langt til å ses trekk for trekk.',
   too_large: 'En forespørsel kan være på høyst {limit} byte.',
   bad_length: 'Lengden på forespørselen er ikke et tall.',
