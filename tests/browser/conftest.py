@@ -422,24 +422,32 @@ def wait_hand_settled(page: Any) -> None:
     )
 
 
+def wait_or_say(page: Any, condition: str, arg: Any, timeout: int,
+                seen: Callable[[], str]) -> None:
+    """Waits until ``condition`` (a JS function of ``arg``) holds; if it never
+    does, fails with ``seen()``: what the page showed instead."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(condition, arg=arg, timeout=timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(seen()) from None
+
+
 def wait_hand_cards_at_least(page: Any, px: int) -> None:
     """Waits until every hand card is at least ``px`` tall. Waited for, not read
     once: a bot's move may redraw the hand, its cards arriving from 0 px,
     between any two readings. AssertionError with the heights if they never are."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(
-            """(px) => {
-                const cards = [...document.querySelectorAll('[data-testid="hand"] .card')];
-                return cards.length > 0
-                    && cards.every(el => el.getBoundingClientRect().height >= px);
-            }""",
-            arg=px, timeout=5_000,
-        )
-    except PlaywrightTimeout:
-        heights = [b["height"] for b in boxes(page, '[data-testid="hand"] .card')]
-        raise AssertionError(f"hand cards under {px} px: {heights}") from None
+    cards = '[data-testid="hand"] .card'
+    wait_or_say(
+        page,
+        """([px, cards]) => {
+            const all = [...document.querySelectorAll(cards)];
+            return all.length > 0 && all.every(el => el.getBoundingClientRect().height >= px);
+        }""",
+        [px, cards], 5_000,
+        lambda: f"hand cards under {px} px: {[b['height'] for b in boxes(page, cards)]}",
+    )
 
 
 def tap_in_place(locator: Any) -> None:

@@ -50,6 +50,7 @@ from tests.browser.conftest import (
     tap_in_place,
     wait_hand_cards_at_least,
     wait_hand_settled,
+    wait_or_say,
 )
 from tests.browser.game_rooms import (
     DAILY_OPTIONS,
@@ -248,18 +249,15 @@ def assert_on_screen(page: Any, ids: list[str], phone: bool) -> dict[str, Any]:
 def assert_hand_spread(page: Any) -> None:
     """Every hand card inside the screen, at least CARD_STRIP_PX of each uncovered.
     Waited for, as the hand's cards slide in after a redraw."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(
-            f"""(px) => {{
-                const s = ({HAND_SPREAD})();
-                return s.left >= 0 && s.right <= s.vw + 0.5 && s.strip >= px;
-            }}""",
-            arg=CARD_STRIP_PX, timeout=5_000,
-        )
-    except PlaywrightTimeout:
-        raise AssertionError(f"hand cards out of view: {page.evaluate(HAND_SPREAD)}") from None
+    wait_or_say(
+        page,
+        f"""(px) => {{
+            const s = ({HAND_SPREAD})();
+            return s.left >= 0 && s.right <= s.vw + 0.5 && s.strip >= px;
+        }}""",
+        CARD_STRIP_PX, 5_000,
+        lambda: f"hand cards out of view: {page.evaluate(HAND_SPREAD)}",
+    )
 
 
 def assert_clock_above_the_dock(page: Any) -> None:
@@ -554,8 +552,6 @@ FLOOR = """() => ({
 
 def trade_once(page: Any) -> None:
     """Offers one free card to anyone and waits for a bot to take it."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     before = trades(page)
     free = page.eval_on_selector_all(
         '[data-testid="hand"] [data-card]:not(.is-locked):not(.is-offered):not(:disabled)',
@@ -563,16 +559,11 @@ def trade_once(page: Any) -> None:
     )
     select(page, free[-1])
     page.get_by_test_id("btn-offer").click()
-    try:
-        # The bots answer the oldest offers first, one bot a turn: on a busy
-        # machine Ana's may wait behind several of theirs.
-        page.wait_for_function(
-            "n => document.querySelectorAll('[data-testid^=\"trade-t\"]').length > n",
-            arg=before,
-            timeout=30_000,
-        )
-    except PlaywrightTimeout:
-        raise AssertionError(f"no trade for {free[-1]}: {page.evaluate(FLOOR)}") from None
+    # The bots answer the oldest offers first, one bot a turn: on a busy
+    # machine Ana's may wait behind several of theirs.
+    wait_or_say(
+        page, "n => document.querySelectorAll('[data-testid^=\"trade-t\"]').length > n",
+        before, 30_000, lambda: f"no trade for {free[-1]}: {page.evaluate(FLOOR)}")
     page.wait_for_selector('[data-testid="offer-0"]', state="detached")
 
 
