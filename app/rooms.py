@@ -755,8 +755,9 @@ class RoomRegistry:
             return core.status != "playing" or all(s.bot for s in core.seats)
 
         for room_id, actor in list(self.rooms.items()):
-            # Checked again, and saved one last time (as inactive: nobody takes
-            # it over), by the actor between two commands.
+            # Checked again, and saved one last time, by the actor between two
+            # commands (a room abandoned or finished is saved as inactive:
+            # nobody takes it over).
             if not idle(actor.core) or not await actor.retire(idle):
                 continue
             core = actor.core
