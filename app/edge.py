@@ -52,9 +52,15 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 # --- request bodies ---------------------------------------------------------------------
 
 
+def error_body(refusal: RoomError) -> dict[str, Any]:
+    """The body of every HTTP error: the refusal's fields, and ``detail``
+    repeating its message."""
+    return {**refusal.wire(), "detail": refusal.message}
+
+
 async def _refuse(send: Send, status: int, refusal: RoomError) -> None:
-    """Answers ``status`` with the refusal's body, as every HTTP error has it."""
-    data = json.dumps({**refusal.wire(), "detail": refusal.message}).encode()
+    """Answers ``status`` with the refusal's body."""
+    data = json.dumps(error_body(refusal)).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(data)).encode()),

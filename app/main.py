@@ -35,6 +35,7 @@ from app.edge import (
     SecurityHeaders,
     TokenBuckets,
     client_address,
+    error_body,
     redact_server_logs,
 )
 from app.gateway import CLOSE_TRY_LATER, serve_socket
@@ -52,9 +53,8 @@ logs_error = logging.getLogger("kartu.http")
 
 def refused(refusal: RoomError, status: int,
             headers: dict[str, str] | None = None) -> JSONResponse:
-    """An HTTP error answer: the refusal's fields, and ``detail`` repeating its message."""
-    return JSONResponse({**refusal.wire(), "detail": refusal.message}, status_code=status,
-                        headers=headers)
+    """An HTTP error answer (:func:`app.edge.error_body`)."""
+    return JSONResponse(error_body(refusal), status_code=status, headers=headers)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

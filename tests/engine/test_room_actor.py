@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,6 +21,25 @@ assert GAME is not None
 
 def clock() -> int:
     return time.time_ns() // 1_000_000
+
+
+class HeldSave:
+    """A commit that holds the first save ``held(core, changes)`` picks until
+    the test lets it land (``saving`` is set while it waits, ``saved`` lets it
+    go); every save's room version, in order, is in ``versions``."""
+
+    def __init__(self, held: Callable[[RoomCore, list[Change]], bool]) -> None:
+        self.held = held
+        self.saving = asyncio.Event()
+        self.saved = asyncio.Event()
+        self.versions: list[int] = []
+
+    async def __call__(self, core: RoomCore, changes: list[Change], tag: object) -> bool:
+        if not self.saving.is_set() and self.held(core, changes):
+            self.saving.set()
+            await self.saved.wait()
+        self.versions.append(core.version)
+        return True
 
 
 async def test_overlapping_calls_are_applied_and_committed_one_at_a_time() -> None:
@@ -78,23 +98,15 @@ async def test_a_command_applied_in_the_callers_task_still_wakes_the_bots() -> N
 
 async def test_retiring_waits_for_the_command_being_saved_and_looks_again() -> None:
     room, _ = room_harness.make_room(GAME, 2, room_id="r3", seed=7)
-    saving = asyncio.Event()
-    saved = asyncio.Event()
-
-    async def commit(core: RoomCore, changes: list[Change], tag: object) -> bool:
-        if changes:  # the join's save: it takes until the test lets it land
-            saving.set()
-            await saved.wait()
-        return True
-
+    commit = HeldSave(lambda core, changes: bool(changes))  # the join's save
     actor = RoomActor(room, clock, commit)
     actor.start()
     join = asyncio.create_task(actor.call(Join("ana", "Ana", "player")))
-    await saving.wait()
+    await commit.saving.wait()
     nobody = asyncio.create_task(actor.retire(lambda core: core.seats_taken == 0))
     await asyncio.sleep(0)
     assert not nobody.done()  # it waits for the join, which is still being saved
-    saved.set()
+    commit.saved.set()
     assert await join == 0
     assert await nobody is False  # looked again: Ana is in, the room stays
     assert not actor.stopped and room.status == "waiting"
@@ -108,49 +120,32 @@ async def test_retiring_waits_for_the_command_being_saved_and_looks_again() -> N
 
 async def test_a_command_waits_for_the_rooms_first_save() -> None:
     room, _ = room_harness.make_room(GAME, 2, room_id="r4", seed=9)
-    saving = asyncio.Event()
-    saved = asyncio.Event()
-    order: list[str] = []
-
-    async def commit(core: RoomCore, changes: list[Change], tag: object) -> bool:
-        if not order:  # the first save takes until the test lets it land
-            saving.set()
-            await saved.wait()
-        order.append("first save" if not order else f"version {core.version}")
-        return True
-
+    commit = HeldSave(lambda core, changes: True)  # the first save
     actor = RoomActor(room, clock, commit)
     actor.start()
+    created = room.version
     first = asyncio.create_task(actor.save())
-    await saving.wait()
+    await commit.saving.wait()
     join = asyncio.create_task(actor.call(Join("ana", "Ana", "player")))
     await asyncio.sleep(0)
     assert not join.done() and room.seats_taken == 0  # not applied beside the save
-    saved.set()
+    commit.saved.set()
     assert await first and await join == 0
-    assert order == ["first save", f"version {room.version}"]
+    assert commit.versions == [created, room.version]
     await actor.stop()
 
 
 async def test_a_command_arriving_during_the_last_save_is_told_the_room_moved() -> None:
     room, _ = room_harness.make_room(GAME, 2, room_id="r5", seed=11)
-    saving = asyncio.Event()
-    saved = asyncio.Event()
-
-    async def commit(core: RoomCore, changes: list[Change], tag: object) -> bool:
-        if core.status == "abandoned":  # the last save takes until the test lets it land
-            saving.set()
-            await saved.wait()
-        return True
-
+    commit = HeldSave(lambda core, changes: core.status == "abandoned")  # the last save
     actor = RoomActor(room, clock, commit)
     actor.start()
     retiring = asyncio.create_task(actor.retire(lambda core: True))
-    await saving.wait()
+    await commit.saving.wait()
     join = asyncio.create_task(actor.call(Join("ana", "Ana", "player")))
     for _ in range(3):  # the actor's task takes the join out of the queue
         await asyncio.sleep(0)
-    saved.set()
+    commit.saved.set()
     assert await retiring
     async with asyncio.timeout(5):  # answered, never left waiting
         with pytest.raises(RoomError) as refused:
