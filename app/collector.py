@@ -27,13 +27,15 @@ def tune() -> None:
     objects it tracks have grown by 50,000 since the last pass. The games
     make no cyclic garbage (reference counting frees every old state), so a
     pass finds nothing to free: it only walks what survived, and holds every
-    room while it does, for a time that grows with the threshold. A Remmi
-    Demmi round keeps every trade until the round ends, so a server busy
-    trading keeps growing and passes however high the threshold is: a
-    smaller one makes each pass shorter and the passes more frequent, for
-    about the same time in all. What a room keeps for the whole game grows
-    with every action, so it keeps no container per action where it can:
-    its logs are JSON bytes (``app.rooms.JSON_LOG``), which no pass walks.
+    room while it does, for a time that grows with the threshold. A busy
+    server still grows (rooms open, their logs lengthen), so passes come
+    however high the threshold is: a smaller one makes each pass shorter
+    and the passes more frequent, for about the same time in all. What a
+    room keeps for the whole game grows with every action, so it keeps no
+    container per action where it can: its logs are JSON bytes
+    (``app.rooms.JSON_LOG``), which no pass walks, and a Remmi Demmi round
+    keeps only the trades it still reads
+    (``engine.games.remmi_demmi._drop_settled_history``).
     For latency only: against 200,000, p99 58 -> 13 ms in bench.load's realtime shape.
     """
     gc.collect()
