@@ -1,8 +1,8 @@
 """Structured logs: one JSON object per line for kartu's own loggers.
 
-Room lifecycle events (created, started, finished, evicted) are logged as
-``log.info("room_started", extra={"fields": {...}})`` so that an operator can
-grep or ship them without parsing prose.
+Room lifecycle events (``room_created``, ``room_playing``, ``room_finished``,
+``room_evicted``, ...) are logged as ``log.info("room_playing", extra={"fields":
+{...}})`` so that an operator can grep or ship them without parsing prose.
 """
 
 from __future__ import annotations

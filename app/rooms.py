@@ -2,10 +2,10 @@
 
 Each room is a :class:`engine.room.RoomActor` owned by exactly one process.
 An action flows one way: the actor applies a command to its room, takes the
-room's changes and hands them to the registry's *commit*, which saves the
-room (its snapshot and new log entries, :mod:`app.snapshots`), then frames
-each change once per audience (:class:`app.frames.RoomFrames`) and sends
-it: to this process's connections through its :class:`app.feeds.Feeds`,
+room's changes and hands them to the registry's *commit*, which frames
+each change once per audience (:class:`app.frames.RoomFrames`), saves the
+room (its snapshot and new log entries, :mod:`app.snapshots`), then sends
+the frames: to this process's connections through its :class:`app.feeds.Feeds`,
 and (with Redis) to the other processes' in the save itself, which
 publishes them. Only then does the actor reply, and the gateway ack. So a
 client never sees, and is never acknowledged, a change that a crash could
@@ -19,7 +19,7 @@ Redis), retrying while a room moves from a dead process to a live one.
 
 Without Redis there is one process: it owns every room, saves them in its
 journal file (SQLite) or the database (PostgreSQL), and on start-up resumes
-the rooms that were being played.
+the rooms still open (waiting or being played).
 
 A save that fails (the store cannot be reached) sends nothing: the actor
 undoes the change (:class:`engine.room.RoomActor`). The next save of that
@@ -423,7 +423,8 @@ class RoomRegistry:
         return True
 
     async def _resume_all(self) -> None:
-        """One process, just started: every room that was being played goes on."""
+        """One process, just started: every room still open (waiting or being
+        played) goes on."""
         for room_id in await self.snapshots.active_rooms():
             try:
                 if await self._resume(room_id, lambda conn: False):

@@ -368,8 +368,9 @@ class JournalSnapshots:
     What a killed process wrote is in the kernel and survives it; a power
     cut can take back the last seconds, or tear the last line, which
     loading cuts off. The journal holds rooms in progress only; it keeps in
-    memory their action logs (as bytes) and where their latest snapshot
-    lies in the file. When the file has grown to several times what is
+    memory where their latest snapshot and each line of their action logs
+    lie in the file (the lines themselves are read back only to resume or
+    compact). When the file has grown to several times what is
     live, it is rewritten with the live records only (*compaction*) and
     swapped in with an atomic rename.
     """

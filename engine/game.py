@@ -95,8 +95,10 @@ class Game(Protocol):
     def validate_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
         """Checks the game's options (and ``scenario``, if given) for ``players`` seats.
 
-        Returns the options merged over the defaults; raises BadOptions.
-        Room-level options (``seed``, ``bot_delay_ms``, ...) pass through untouched.
+        Returns the options merged over the defaults; raises BadOptions for
+        a bad value or an option the game does not know. Room-level options
+        (``seed``, ``bot_delay_ms``, ...) never reach it:
+        :func:`engine.options.validate_room_options` takes them out first.
         """
         ...
 

@@ -362,11 +362,12 @@ def _pair(value: Any) -> tuple[Any, Any]:
     return first, second
 
 
-# A trade keeps a pair of seats and two pairs of flags for the rest of the
-# round. Made anew for each trade, they were two of the seven objects a swap
-# leaves for Python's cyclic collector to walk (and each pass of it holds
-# every room of the process); there are only so many of them, so they are
-# shared: a pair is a key here, and the value is the one pair of its kind.
+# A trade keeps a pair of seats and two pairs of flags for as long as the
+# state keeps it (_drop_settled_history). Made anew for each trade, they
+# were two of the seven objects a swap leaves for Python's cyclic collector
+# to walk (and each pass of it holds every room of the process); there are
+# only so many of them, so they are shared: a pair is a key here, and the
+# value is the one pair of its kind.
 # Seats and flags apart: (0, 1) == (False, True), and a view must say which.
 _SEAT_PAIRS: dict[tuple[int, int], tuple[int, int]] = {}
 _FLAG_PAIRS: dict[tuple[bool, bool], tuple[bool, bool]] = {}
