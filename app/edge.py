@@ -267,8 +267,8 @@ class AddressCap:
 
 
 def client_address(scope: Scope) -> str:
-    """The client's address as the server saw it (behind a proxy, run uvicorn with
-    ``--proxy-headers`` so that this is the client's, not the proxy's)."""
+    """The client's address as uvicorn gives it: from a proxy that
+    ``FORWARDED_ALLOW_IPS`` trusts, the one its ``X-Forwarded-For`` names."""
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
 

@@ -1,8 +1,9 @@
 """Per-client limits over a real uvicorn, with small caps configured.
 
-Guests and rooms created per address (429 ``rate_limited``), open rooms per
-owner (409 ``too_many_rooms``), game sockets per address (closed with 1013),
-and join/leave cycling, costed by the connection's flood level.
+Guests and rooms created per address (429 ``rate_limited``; the address a
+trusted proxy forwards), open rooms per owner (409 ``too_many_rooms``), game
+sockets per address (closed with 1013), and join/leave cycling, costed by the
+connection's flood level.
 """
 
 from __future__ import annotations
@@ -31,6 +32,26 @@ def test_guests_per_address_are_rate_limited(
     assert int(refused.headers["retry-after"]) >= 1
     assert refused.json()["reason"] == "slow_down"
     assert refused.json()["params"] == {"seconds": int(refused.headers["retry-after"])}
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_behind_a_trusted_proxy_each_forwarded_client_is_counted(
+        server_factory: Callable[..., LiveServer], trusted: bool) -> None:
+    """The tests reach the server from loopback: the proxy uvicorn trusts by
+    default, or, with ``FORWARDED_ALLOW_IPS`` naming another, an address
+    whose ``X-Forwarded-For`` counts for nothing."""
+    env = {"KARTU_GUESTS_BURST": "1", "KARTU_GUESTS_PER_MIN": "1"}
+    if not trusted:
+        env["FORWARDED_ALLOW_IPS"] = "192.0.2.1"
+    server = server_factory(env)
+
+    def guest(client: str) -> int:
+        return httpx.post(f"{server.url}/api/guests", json={"name": "G"},
+                          headers={"X-Forwarded-For": client}).status_code
+
+    assert guest("203.0.113.1") == 201
+    assert guest("203.0.113.1") == 429
+    assert guest("203.0.113.2") == (201 if trusted else 429)
 
 
 def test_rooms_per_address_are_rate_limited(server_factory: Callable[..., LiveServer]) -> None:
