@@ -41,7 +41,7 @@ export function parseCard(id) {
   };
 }
 
-/** The full name of a card in the player's language: "queen of spades", "dame de pique (deck 2)". */
+/** The full name of a card in the player's language: "queen of spades (deck 2)", "dame de pique". */
 export function cardName(rank, suit, deck = '') {
   const name = t('card.name', { rank: t(`card.rank.${rank}`), suit: t(`card.suit.${suit}`) });
   return deck ? t('card.name_deck', { name, deck }) : name;

@@ -46,7 +46,7 @@ export function decorateShortcuts(tree) {
   return tree;
 }
 
-/** The shortcuts of one table: listening from `attach` until `destroy`. */
+/** The shortcuts of one table: listening from its construction until `destroy`. */
 export class TableKeys {
   /** `root`: the table's element; `busy()`: true while a card is being dragged, say. */
   constructor(root, { busy = () => false } = {}) {

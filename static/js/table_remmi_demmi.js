@@ -343,7 +343,7 @@ export class RemmiDemmiTable extends BasicRummyTable {
     const v = this.view;
     const stats = chip.querySelector('.seat-stats');
     // A claim or an offer follows the card count; a phone's narrow chip shows it
-    // instead of the count (every hand holds nine while trading).
+    // instead of the count (while trading every hand holds the same: nine, ten at four).
     const tag = (cls_, testid, text) => {
       chip.classList.add('has-tag');
       stats?.append(h('span', { class: 'rd-seat-tag' }, h('span', { class: 'rd-tag-sep' }, ' · '),
