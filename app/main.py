@@ -57,6 +57,11 @@ def refused(refusal: RoomError, status: int,
     return JSONResponse(error_body(refusal), status_code=status, headers=headers)
 
 
+def internal_error() -> JSONResponse:
+    """The answer to a failure of the server's own: no detail of the fault."""
+    return refused(RoomError("internal_error", "server error", reason="server_error"), 500)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
@@ -127,8 +132,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not is_outage(exc):
             logs_error.error("request failed: %s %s", request.method, request.url.path,
                              exc_info=exc)
-            return refused(RoomError("internal_error", "server error", reason="server_error"),
-                           500)
+            return internal_error()
         request.app.state.health.failed(store_of(exc), exc)
         return refused(RoomError("unavailable", "a store the server needs cannot be reached; "
                                  "try again shortly"), 503, {"Retry-After": "2"})
@@ -148,7 +152,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def server_error(request: Request, exc: Exception) -> JSONResponse:
         # Any other failure: the same body as every error (Starlette still
         # raises the exception on, and the server logs it with its traceback).
-        return refused(RoomError("internal_error", "server error", reason="server_error"), 500)
+        return internal_error()
 
     app.add_exception_handler(Exception, server_error)
 

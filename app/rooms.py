@@ -238,8 +238,7 @@ class RoomRegistry:
         if self.cluster is not None and not await self.cluster.acquire(room_id):
             raise RoomError.of("busy", "busy")
         actor = self._run(core)
-        if not await actor.save():
-            await actor.stop()  # fenced: _commit has let the room go
+        await actor.save()  # fenced, it stops: _commit has let the room go
         self._statuses[room_id] = core.status
         log.info("room_created", extra={"fields": {"room": room_id, "game": game.name,
                                                    "seats": seats, "owner": owner_id,
@@ -418,8 +417,7 @@ class RoomRegistry:
         core.drop_connections(self.members.drop(room_id, alive), now_ms())
         actor = self._run(core)
         with contextlib.suppress(Unavailable):  # it runs; its next save is full (_commit)
-            if not await actor.save():
-                await actor.stop()  # fenced: _commit has let the room go
+            await actor.save()  # fenced, it stops: _commit has let the room go
         return True
 
     async def _resume_all(self) -> None:

@@ -1128,15 +1128,17 @@ class RoomActor:
     async def save(self) -> bool:
         """Commits the room as it is, between two commands: its first save once
         started (created, or resumed here). False: not this process's room any
-        more (the actor takes no more commands; stop it). A failed save raises
-        what the commit raised."""
+        more, and the actor has stopped. A failed save raises what the commit
+        raised."""
         async with self._lock:
             if self.commit is None:
                 return True
             kept = await self.commit(self.core, self.core.take_changes(), None)
             if not kept:
-                self.stopped = True
-            return kept
+                self.stopped = True  # under the lock: a command behind this one is refused
+        if not kept:
+            await self.stop()
+        return kept
 
     async def retire(self, idle: Callable[[RoomCore], bool]) -> bool:
         """Stops the actor if ``idle(room)`` holds once no command runs, after

@@ -135,6 +135,23 @@ async def test_a_command_waits_for_the_rooms_first_save() -> None:
     await actor.stop()
 
 
+async def test_a_first_save_the_room_no_longer_takes_stops_the_actor() -> None:
+    room, _ = room_harness.make_room(GAME, 2, room_id="r6", seed=13)
+    actor = RoomActor(room, clock, lambda core, changes, tag: _false())
+    actor.start()
+    running = asyncio.all_tasks() - {asyncio.current_task()}
+    assert running  # the actor's task
+    assert not await actor.save()
+    assert actor.stopped and not running & asyncio.all_tasks()  # its task has ended
+    with pytest.raises(RoomError) as refused:
+        await actor.call(Join("ana", "Ana", "player"))
+    assert refused.value.code == "moved" and room.seats_taken == 0
+
+
+async def _false() -> bool:
+    return False
+
+
 async def test_a_command_arriving_during_the_last_save_is_told_the_room_moved() -> None:
     room, _ = room_harness.make_room(GAME, 2, room_id="r5", seed=11)
     commit = HeldSave(lambda core, changes: core.status == "abandoned")  # the last save
