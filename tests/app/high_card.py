@@ -20,13 +20,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.cards import rank_index, sort_key, standard_deck
 from engine.errors import BadOptions, IllegalAction, NotYourTurn
 from engine.game import Action, Event, Outcome, View
 from engine.rng import Rng
-from engine.schema import CARD, action_fields
+from engine.schema import CARD, ActionFields, action_fields
 
 HAND = 3
 
@@ -43,16 +43,16 @@ class HighCardState:
 
 
 class HighCard:
-    name = "high_card"
-    title = "High Card"
-    min_players = 2
-    max_players = 4
-    turn_based = True
-    default_seats = 2
-    fill_bots_by_default = True
-    short_options: Mapping[str, Any] = MappingProxyType({})
-    action_fields = action_fields({"play": {"card": CARD}})
-    lowest_wins = False
+    name: ClassVar[str] = "high_card"
+    title: ClassVar[str] = "High Card"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    turn_based: ClassVar[bool] = True
+    default_seats: ClassVar[int] = 2
+    fill_bots_by_default: ClassVar[bool] = True
+    short_options: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    action_fields: ClassVar[ActionFields] = action_fields({"play": {"card": CARD}})
+    lowest_wins: ClassVar[bool] = False
 
     def default_options(self) -> dict[str, Any]:
         return {}
