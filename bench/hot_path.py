@@ -264,7 +264,7 @@ class Bench:
         self.players, self.spectators, self.options = TABLES[game]
         self.room_count = rooms
         # Per room: its id and the players' connections, in seat order.
-        self.tables: list[tuple[str, list[Connection]]] = []
+        self.tables: list[tuple[str, list[Direct | Wire]]] = []
         self.refs = 0
         self.actions = 0  # actions picked so far: the next trader is chosen by it
         self.rng = random.Random(7)

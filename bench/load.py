@@ -995,7 +995,7 @@ def _median(values: list[Any]) -> float | None:
     return statistics.median(numbers) if numbers else None
 
 
-def medians(plan: Plan, results: list[tuple[dict[str, Any], dict[str, Any] | None]]
+def medians(plan: Plan, results: Sequence[tuple[dict[str, Any], dict[str, Any] | None]]
             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The figures' medians over several runs, and how each target fared in them.
 

@@ -15,7 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 def new_guest(base_url: str, name: str) -> dict[str, Any]:
     response = httpx.post(f"{base_url}/api/guests", json={"name": name})
     response.raise_for_status()
-    return response.json()  # type: ignore[no-any-return]
+    return response.json()
 
 
 def create_room(base_url: str, token: str, game: str, seats: int, **options: Any
@@ -24,7 +24,7 @@ def create_room(base_url: str, token: str, game: str, seats: int, **options: Any
                                                          "options": options},
                           headers={"Authorization": f"Bearer {token}"})
     response.raise_for_status()
-    return response.json()  # type: ignore[no-any-return]
+    return response.json()
 
 
 class Client:

@@ -296,7 +296,7 @@ async def running_app(tmp_path: Path, **settings: Any
 async def guest(client: httpx.AsyncClient, name: str) -> dict[str, Any]:
     response = await client.post("/api/guests", json={"name": name})
     assert response.status_code == 201
-    return response.json()  # type: ignore[no-any-return]
+    return response.json()
 
 
 async def play_in_process(app: FastAPI, room_id: str, player_id: str) -> dict[str, Any]:
@@ -427,8 +427,8 @@ async def test_leaderboard_you_outside_the_top_and_stats(tmp_path: Path) -> None
                     ).status_code == 422
         # The day before the calendar's first day is a date; the one before
         # the earliest date was none, and answered 500.
-        for bad in ("0001-01-01", "1999-12-31"):
-            assert (await client.get("/api/daily/basic_rummy", params={"date": bad})
+        for bad_date in ("0001-01-01", "1999-12-31"):
+            assert (await client.get("/api/daily/basic_rummy", params={"date": bad_date})
                     ).status_code == 422
         first = (await client.get("/api/daily/basic_rummy", params={"date": "2000-01-01"})).json()
         assert first["yesterday"]["date"] == "1999-12-31"

@@ -14,7 +14,16 @@ import httpx
 import orjson
 import pytest
 
-from app.edge import BodyLimit, TokenBuckets, redact, unreadable_number
+from app.edge import (
+    BodyLimit,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    TokenBuckets,
+    redact,
+    unreadable_number,
+)
 from app.main import create_app
 from app.settings import Settings
 from engine.room import RoomError
@@ -85,18 +94,18 @@ def test_unreadable_numbers_are_refused_with_422(live_server: LiveServer, body: 
 
 async def test_a_length_that_is_no_number_is_refused_with_400() -> None:
     # uvicorn answers such a request itself; another ASGI server may pass it on.
-    async def app(scope: dict, receive: object, send: object) -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
         raise AssertionError("the request reached the app")
 
-    async def receive() -> dict:
+    async def receive() -> Message:
         return {"type": "http.request", "body": b"{}", "more_body": False}
 
-    sent: list[dict] = []
+    sent: list[Message] = []
 
-    async def send(message: dict) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "headers": [(b"content-length", b"abc")]}
+    scope: Scope = {"type": "http", "headers": [(b"content-length", b"abc")]}
     await BodyLimit(app)(scope, receive, send)
     assert sent[0]["status"] == 400
     body = orjson.loads(sent[1]["body"])

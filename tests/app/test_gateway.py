@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from app.broker import MemoryBroker
-from app.feeds import Feeds
+from app.feeds import Feeds, Sink
 from app.frames import envelope_of
 from app.gateway import CLOSE_TOO_SLOW, Connection
+from app.rooms import RoomRegistry
 from app.settings import Settings
 from app.wsprotocol import EXTENSION, FramePath, wire
 from tests.waiting import wait_for
 
-FakeRegistry = SimpleNamespace(process_id="test")
+# A stand-in for the registry: what these connections read of it is its process_id.
+FakeRegistry = cast(RoomRegistry, SimpleNamespace(process_id="test"))
 
 
 class StuckSocket:
@@ -42,6 +43,7 @@ async def test_a_client_that_cannot_keep_up_is_dropped_not_buffered() -> None:
         connection.send(b'{"type":"event","n":%d}' % i)
     await wait_for(lambda: socket.closed is not None, what="the stuck client dropped")
     assert socket.closed is not None and socket.closed[0] == CLOSE_TOO_SLOW
+    assert connection.outgoing is not None  # no frame path: the queue path
     assert connection.outgoing.qsize() <= settings.send_queue_size
     writer.cancel()
 
@@ -72,10 +74,10 @@ async def test_frames_queued_before_a_close_are_sent_first() -> None:
 async def test_a_channel_is_subscribed_once_however_many_connections_watch_it() -> None:
     broker = MemoryBroker()
     feeds = Feeds(broker)
-    got: list[tuple[str, int, memoryview]] = []
+    got: list[tuple[str, int, bytes | memoryview]] = []
 
-    def sink(name: str) -> Callable[[int, memoryview], None]:
-        def deliver(version: int, data: memoryview) -> None:
+    def sink(name: str) -> Sink:
+        def deliver(version: int, data: bytes | memoryview) -> None:
             got.append((name, version, data))
         return deliver
 

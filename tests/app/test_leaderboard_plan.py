@@ -79,7 +79,7 @@ def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield from _nodes(child)
 
 
-def _compiled(stmt: Select) -> tuple[str, list[Any]]:  # type: ignore[type-arg]
+def _compiled(stmt: Select) -> tuple[str, list[Any]]:
     """The statement as asyncpg receives it: SQL with $n placeholders, and the values."""
     compiled = stmt.compile(dialect=asyncpg.dialect())
     assert compiled.positiontup is not None
@@ -96,7 +96,7 @@ def _literal(value: Any) -> str:
     return str(value)
 
 
-async def _plans(conn: AsyncConnection, name: str, stmt: Select  # type: ignore[type-arg]
+async def _plans(conn: AsyncConnection, name: str, stmt: Select
                  ) -> dict[str, dict[str, Any]]:
     """The custom and the generic plan of ``stmt`` (printed), as EXPLAIN's JSON."""
     sql, params = _compiled(stmt)

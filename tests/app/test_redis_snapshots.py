@@ -95,7 +95,7 @@ async def test_a_save_carries_its_messages_to_the_other_processes_only_when_it_l
         landed = save("r1", 2, 0, [b'{"n":0}', b'{"n":1}'])
         landed.messages = [(channel, b"first"), (channel, b"second")]
         assert await store.save(landed) is True
-        got = []
+        got: list[bytes] = []
         while len(got) < 2:
             message = await pubsub.get_message(timeout=5)
             assert message is not None, got

@@ -25,14 +25,13 @@ from app.rooms import RoomRegistry, now_ms
 from app.settings import Settings
 from app.snapshots import JournalSnapshots, rooms_file
 from app.store import Store
-from engine.games import find_game
 from engine.room import Act, AddBot, Join, RoomError, Start
 from tests.app.test_ws_integration import redis_url_or_skip
+from tests.games import known_game
 from tests.services import running_store
 from tests.waiting import wait_for
 
-GAME = find_game("basic_rummy")
-assert GAME is not None
+GAME = known_game("basic_rummy")
 IDLE_S = 60
 
 

@@ -33,14 +33,13 @@ from app.snapshots import (
     rooms_file,
 )
 from app.store import FinishedGame, RoomRecord, Store
-from engine.games import find_game
 from engine.room import AddBot, Chat, Join, RoomError, Snapshot, Start
 from tests.app.test_ws_integration import redis_url_or_skip
+from tests.games import known_game
 from tests.services import running_store
 from tests.waiting import wait_for
 
-GAME = find_game("basic_rummy")
-assert GAME is not None
+GAME = known_game("basic_rummy")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -128,7 +129,8 @@ async def _settle() -> None:
         await asyncio.sleep(0)
 
 
-def _client(opcode: Opcode, data: bytes, *, fin: bool = True, mask: bool = True) -> bytes:
+def _client(opcode: Opcode, data: bytes | bytearray | memoryview, *, fin: bool = True,
+            mask: bool = True) -> bytes:
     return Frame(opcode, data, fin).serialize(mask=mask)
 
 
@@ -407,7 +409,7 @@ async def test_a_feed_corks_a_change_for_its_receivers_as_send_wire_would() -> N
     for _, transport, _ in accepted:
         del transport.writes[:]
     paths = [FramePath(protocol) for protocol, _, _ in accepted]
-    receivers = [path.receiver(100, lambda n=n: slow.append(f"r{n}"))
+    receivers = [path.receiver(100, functools.partial(slow.append, f"r{n}"))
                  for n, path in enumerate(paths)]
     receivers[1].floor = 7  # joined with the snapshot of version 7
     receivers[2].gone = True  # its connection is closing

@@ -9,12 +9,11 @@ import orjson
 from app.frames import RoomFrames, seat_channel
 from app.wsprotocol import unwire
 from bench.loadgen import TRADE_OPTIONS, quick_offer, trader_view
-from engine.games import find_game
 from engine.room import Act, Join, Start
 from tests.engine.room_harness import make_room
+from tests.games import known_game
 
-GAME = find_game("remmi_demmi")
-assert GAME is not None
+GAME = known_game("remmi_demmi")
 
 
 def test_a_trader_reads_what_quick_offer_needs_as_the_whole_view_says_it() -> None:
@@ -37,6 +36,7 @@ def test_a_trader_reads_what_quick_offer_needs_as_the_whole_view_says_it() -> No
         *_, state = unwire(frames[seat_channel("r", seat)])
         view = orjson.loads(state)["view"]
         lean = trader_view(state)
+        assert lean is not None
         assert lean == {key: view[key] for key in lean}
         assert {"stage", "hand", "my_offer", "locked"} <= set(lean)
         stages.add(lean["stage"])

@@ -1108,8 +1108,8 @@ def test_a_restored_state_shows_every_seat_the_same_view(
             break
         if step % 25 == 0:
             restored = GAME.restore(json.loads(json.dumps(GAME.snapshot(state))))
-            for seat in seats:
-                assert GAME.view(restored, seat) == GAME.view(state, seat)
+            for viewer in seats:
+                assert GAME.view(restored, viewer) == GAME.view(state, viewer)
     assert kinds["offer"] > 500 and kinds["return"] > 10 and kinds["keep"] > 10
     assert kinds["next_deal"] > 1
     if hands is not None:

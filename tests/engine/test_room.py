@@ -7,14 +7,13 @@ from typing import Any
 
 import pytest
 
-from engine.games import find_game
 from engine.replay import replay
 from engine.room import Act, AddBot, Join, Leave, RoomCore, RoomError, Snapshot, Start
 from tests.engine import room_harness
 from tests.engine.room_harness import Collect, run_until
+from tests.games import known_game
 
-GAME = find_game("basic_rummy")
-assert GAME is not None
+GAME = known_game("basic_rummy")
 
 
 def make_room(seats: int = 2, **options: Any) -> tuple[RoomCore, Collect]:

@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 
 from engine.bots.basic_rummy import choose
-from engine.games import find_game
 from engine.room import Act, AddBot, Change, Join, RoomActor, RoomCore, RoomError, Snapshot, Start
 from tests.engine import room_harness
+from tests.games import known_game
 from tests.waiting import wait_for
 
-GAME = find_game("basic_rummy")
-assert GAME is not None
+GAME = known_game("basic_rummy")
 
 
 def clock() -> int:
@@ -88,7 +87,9 @@ async def test_a_command_applied_in_the_callers_task_still_wakes_the_bots() -> N
                 view = await wait_for(anas_turn_or_the_end, timeout=10, interval=0.001)
                 if view["phase"] != "playing":
                     break
-                await actor.call(Act("ana", 0, choose(view)))
+                action = choose(view)
+                assert action is not None  # Ana's turn: the bot has a move for her
+                await actor.call(Act("ana", 0, action))
                 if view["step"] == "play":
                     break
     bot_moves = [entry for entry in room.action_log if entry.get("bot")]

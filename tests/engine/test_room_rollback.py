@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from engine.games import find_game
 from engine.room import (
     Act,
     AddBot,
@@ -21,9 +20,9 @@ from engine.room import (
     Unavailable,
 )
 from tests.engine import room_harness
+from tests.games import known_game
 
-GAME = find_game("basic_rummy")
-assert GAME is not None
+GAME = known_game("basic_rummy")
 
 
 def clock() -> int:

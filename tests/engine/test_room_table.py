@@ -31,9 +31,9 @@ from engine.room import (
 from tests.engine import room_harness
 from tests.engine.room_harness import run_until
 from tests.examples import examples
+from tests.games import known_game
 
-GAME = find_game("basic_rummy")
-assert GAME is not None
+GAME = known_game("basic_rummy")
 
 
 def make_room(seats: int = 2, **options: Any) -> RoomCore:

@@ -233,7 +233,7 @@ class RedisServer:
 def new_guest(url: str, name: str) -> dict[str, Any]:
     response = httpx.post(f"{url}/api/guests", json={"name": name}, timeout=10)
     response.raise_for_status()
-    return response.json()  # type: ignore[no-any-return]
+    return response.json()
 
 
 def create_room(url: str, token: str, seats: int, **options: Any) -> str:
@@ -351,9 +351,9 @@ class Player:
         while True:
             if time.monotonic() > deadline:
                 last = self.view() if self.client is not None else None
-                seen = (last[0], last[1].get("phase"), last[1].get("turn")) if last else None
+                shown = (last[0], last[1].get("phase"), last[1].get("turn")) if last else None
                 raise TimeoutError(f"{self.name} (seat {self.seat}) in {room}: the game did not "
-                                   f"end in time; last state (version, phase, turn): {seen}")
+                                   f"end in time; last state (version, phase, turn): {shown}")
             if self.client is None:
                 self.tally.reconnects += 1
                 await self.connect(room, deadline)
@@ -415,7 +415,7 @@ async def replay_of(url: str, room: str, timeout: float = 30) -> dict[str, Any]:
             try:
                 response = await http.get(f"{url}/api/rooms/{room}/replay")
                 if response.status_code == 200:
-                    return response.json()  # type: ignore[no-any-return]
+                    return response.json()
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:

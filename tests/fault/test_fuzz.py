@@ -18,7 +18,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,6 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from app.actions import check_action
-from engine.games import find_game
 from tests.fault.harness import (
     Player,
     Server,
@@ -39,16 +38,17 @@ from tests.fault.harness import (
     soak,
     start_games,
 )
+from tests.games import known_game
 from tests.wsclient import Client
 
-GAME = find_game("basic_rummy")  # the harness's rooms
-assert GAME is not None
+GAME = known_game("basic_rummy")  # the harness's rooms
 
 pytestmark = pytest.mark.timeout(300 + 600 * soak())
 
 CARDS = ["AS", "7H", "KH", "TD", "2C", "QS", "JD", "9C"]
-ODD = ["", " ", "ZZ", "A", "1S", "\u00e9\u00e9", "\U0001f0a1", "x" * 300, "\x00", "AS AS",
-       None, 0, -1, 2**70, 1e308, True, [], {}]
+ODD: list[object] = [
+    "", " ", "ZZ", "A", "1S", "\u00e9\u00e9", "\U0001f0a1", "x" * 300, "\x00", "AS AS",
+    None, 0, -1, 2**70, 1e308, True, [], {}]
 
 
 def deep(depth: int) -> Any:
@@ -70,7 +70,7 @@ def fuzz_frames(rng: random.Random, room: str) -> Iterator[tuple[str | bytes, bo
     def act(action: Any) -> tuple[str, bool]:
         return framed({"type": "act", "room": room, "action": action})
 
-    makers = [
+    makers: list[Callable[[], tuple[str | bytes, bool]]] = [
         lambda: ("not json {", False),
         lambda: (rng.choice(["[]", "null", "42", '"act"', "{}", "[{}]"]), False),
         lambda: (bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64))), False),
