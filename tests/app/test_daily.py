@@ -34,11 +34,11 @@ from app.main import create_app
 from app.settings import Settings
 from app.store import RoomRecord, Store
 from engine.bots.basic_rummy import choose
-from engine.game import Game
 from engine.games import all_games, find_game
 from engine.replay import replay
 from engine.rng import Rng, derive_seed
 from engine.room import Act, Snapshot
+from tests.games import known_game
 from tests.live import LiveServer
 from tests.services import fresh_postgres_database, running_store
 from tests.waiting import wait_for
@@ -55,12 +55,6 @@ GAME_EVENTS = {"deal_started", "drew", "stock_turned", "melded", "laid_off", "di
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-def rules(name: str) -> Game:
-    game = find_game(name)
-    assert game is not None
-    return game
 
 
 def sha(game: str, day: str, seed: int) -> str:
@@ -197,7 +191,7 @@ async def add_entry(store: Store, game: str, name: str, score: int | None, *,
                                      owner_id=player_id, status="playing", seed=1))
     await store.create_daily_entry(game, day, player_id, room_id, ranked=ranked)
     if score is not None:
-        assert await store.finish_daily_entry(room_id, score, rank_key(rules(game), score),
+        assert await store.finish_daily_entry(room_id, score, rank_key(known_game(game), score),
                                               T0 + dt.timedelta(minutes=minute))
     return player_id, room_id
 
@@ -210,7 +204,7 @@ async def test_competition_ranks_and_earlier_finish_first(store: Store) -> None:
     assert [(b.rank, b.name, b.score) for b in board] == [
         (1, "eve", 80), (1, "bob", 80), (3, "cat", 50), (3, "ann", 50), (5, "dan", 20)]
     assert await store.board_size("basic_rummy", DAY) == 5
-    assert await store.daily_rank("basic_rummy", DAY, rank_key(rules("basic_rummy"), 50)) == 3
+    assert await store.daily_rank("basic_rummy", DAY, rank_key(known_game("basic_rummy"), 50)) == 3
     assert board[0].player_id == ids["eve"]
     assert [b.name for b in await store.leaderboard("basic_rummy", DAY, 2)] == ["eve", "bob"]
 
