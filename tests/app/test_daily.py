@@ -34,7 +34,7 @@ from app.main import create_app
 from app.settings import Settings
 from app.store import RoomRecord, Store
 from engine.bots.basic_rummy import choose
-from engine.games import all_games, find_game
+from engine.games import all_games
 from engine.replay import replay
 from engine.rng import Rng, derive_seed
 from engine.room import Act, Snapshot
@@ -147,8 +147,7 @@ def test_every_game_has_a_solo_daily_setup() -> None:
         assert "seed" not in options and "scenario" not in options
         if game.turn_based:
             assert options["turn_clock_s"] == 0
-    rummy = find_game("basic_rummy")
-    assert rummy is not None
+    rummy = known_game("basic_rummy")
     assert daily_setup(rummy) == (4, daily_setup(rummy)[1])
     assert daily_setup(rummy)[1]["deals"] == 3
     short = daily_setup(rummy, {**SHORT, "basic_rummy": {**SHORT["basic_rummy"], "seed": 1}})[1]
@@ -156,8 +155,7 @@ def test_every_game_has_a_solo_daily_setup() -> None:
 
 
 def test_rank_keys_sort_best_first() -> None:
-    rummy, remi = find_game("basic_rummy"), find_game("traditional_remi")
-    assert rummy is not None and remi is not None
+    rummy, remi = known_game("basic_rummy"), known_game("traditional_remi")
     assert remi.lowest_wins and not rummy.lowest_wins
     assert rank_key(rummy, 120) < rank_key(rummy, 30)
     assert rank_key(remi, 30) < rank_key(remi, 120)

@@ -15,9 +15,10 @@ import pytest
 
 from app.actions import check_action, json_depth_over
 from engine.errors import GameError
-from engine.games import all_games, find_game
+from engine.games import all_games
 from engine.options import validate_room_options
 from engine.room import RoomError
+from tests.games import known_game
 from tests.live import LiveServer
 from tests.wsclient import Client, create_room, new_guest
 
@@ -85,8 +86,7 @@ def test_legal_actions_of_every_game_pass_the_schema_unchanged() -> None:
 
 
 def test_unknown_fields_are_dropped_and_known_ones_kept() -> None:
-    game = find_game("basic_rummy")
-    assert game is not None
+    game = known_game("basic_rummy")
     action = {"kind": "draw", "from": "stock", "pad": "x" * 15_000, "deep": nested(3)}
     assert check_action(game, action) == {"kind": "draw", "from": "stock"}
 
@@ -113,16 +113,14 @@ def test_unknown_fields_are_dropped_and_known_ones_kept() -> None:
 ])
 def test_bad_actions_are_refused_with_their_code(game_name: str, action: dict[str, Any],
                                                  code: str) -> None:
-    game = find_game(game_name)
-    assert game is not None
+    game = known_game(game_name)
     with pytest.raises(RoomError) as refused:
         check_action(game, action)
     assert refused.value.code == code
 
 
 def test_nullable_fields_accept_null() -> None:
-    game = find_game("remmi_demmi")
-    assert game is not None
+    game = known_game("remmi_demmi")
     assert check_action(game, {"kind": "offer", "cards": ["OR1"], "to": None})["to"] is None
     assert check_action(game, {"kind": "claim", "cards": None}) == {"kind": "claim",
                                                                      "cards": None}

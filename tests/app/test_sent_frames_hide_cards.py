@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 from app.frames import RoomFrames, seat_channel, watch_channel
 from app.wsprotocol import unwire
 from engine.game import Game
-from engine.games import find_game
 from engine.room import Act, Join, OwnParts, RoomError, Start
 from tests.engine.room_harness import make_room
 from tests.examples import examples
+from tests.games import known_game
 
 Audience = int | None
 
@@ -169,8 +169,7 @@ class Table:
 @settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32))
 def test_no_frame_shows_an_audience_a_card_it_may_not_see(name: str, seed: int) -> None:
-    game = find_game(name)
-    assert game is not None
+    game = known_game(name)
     table = Table(game, SEATS[name], seed)
     rng, now = random.Random(seed), 2
     own_parts: dict[tuple[Audience, Any], dict[str, Any]] = {}
@@ -195,8 +194,7 @@ def test_no_frame_shows_an_audience_a_card_it_may_not_see(name: str, seed: int) 
 def test_the_check_finds_a_card_sent_to_the_wrong_seat() -> None:
     # The same check, fed a change whose view for seat 1 carries seat 0's
     # hand, must fail: otherwise the property above could pass for nothing.
-    game = find_game("basic_rummy")
-    assert game is not None
+    game = known_game("basic_rummy")
     table = Table(game, 2, 5)
     table.sent()  # the joins and the start: nothing wrong in them
     table.room.handle(Join("p1", "P1", "player"), 3)  # a change to both seats
@@ -220,8 +218,7 @@ def test_the_check_finds_an_own_part_kept_past_its_change(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # A game whose own key never moves has its first own parts sent for
     # ever: the frames must then fail the check against the fresh view.
-    game = find_game("remmi_demmi")
-    assert game is not None
+    game = known_game("remmi_demmi")
     monkeypatch.setattr(type(game), "own_key", lambda self, state, seat: ())
     table = Table(game, 4, 5)
     rng, now = random.Random(5), 2

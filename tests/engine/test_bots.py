@@ -14,6 +14,7 @@ from engine.bots.remmi_demmi import choose as remmi_demmi_choose
 from engine.game import Game, View
 from engine.games import all_games, find_game
 from engine.rng import Rng
+from tests.games import known_game
 
 GAMES = Path(__file__).resolve().parents[2] / "engine" / "games"
 
@@ -58,8 +59,7 @@ def test_seedless_bots_are_the_games_own_choose() -> None:
     bot = seedless(choose)
     assert bot({"you": 0}, 1) is None and bot({"you": 1}, 2) is None
     assert seen == [{"you": 0}, {"you": 1}]
-    game = find_game("basic_rummy")
-    assert game is not None
+    game = known_game("basic_rummy")
     view = game.view(game.setup(game.validate_options({}, 2), 2, 3, 0), 0)
     assert find_bot("basic_rummy")(view, Rng(5).below(1000)) == basic_rummy_choose(view)
     assert find_bot("remmi_demmi") is remmi_demmi_choose

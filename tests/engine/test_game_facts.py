@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.game import Game
-from engine.games import all_games, find_game
+from engine.games import all_games
+from tests.games import known_game
 
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
@@ -26,7 +27,6 @@ def test_which_end_of_the_scores_wins() -> None:
 
 
 def test_the_short_games_the_daily_deal_plays() -> None:
-    rummy, demmi = find_game("basic_rummy"), find_game("remmi_demmi")
-    assert rummy is not None and demmi is not None
+    rummy, demmi = known_game("basic_rummy"), known_game("remmi_demmi")
     assert rummy.short_options == {"deals": 3}
     assert demmi.short_options == {"rounds": 3, "speed": "lightning"}

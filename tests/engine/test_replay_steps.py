@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.games import find_game
 from engine.replay import open_view, replay, states, steps
 from engine.room import Start
 from tests.engine.room_harness import make_room, run_until
+from tests.games import known_game
 
 SHORT = {"basic_rummy": {"deals": 1}, "traditional_remi": {"deals": 1},
          "indonesian_remi": {"deals": 1}, "remmi_demmi": {"rounds": 1, "timer_s": 20}}
@@ -17,8 +17,7 @@ SEATS = {"basic_rummy": 3, "traditional_remi": 2, "indonesian_remi": 4, "remmi_d
 
 @pytest.mark.parametrize("name", sorted(SHORT))
 def test_steps_end_at_the_games_outcome_with_every_hand_open(name: str) -> None:
-    game = find_game(name)
-    assert game is not None
+    game = known_game(name)
     room, _ = make_room(game, SEATS[name], room_id="r", seed=5, bot_delay_ms=100,
                         fill_bots=True, **SHORT[name])
     room.handle(Start("ana"), 1)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.games import all_games, find_game
+from engine.games import all_games
 from engine.replay import replay
 from engine.room import (
     AS_IS,
@@ -286,8 +286,7 @@ def test_no_card_a_hand_hides_is_in_the_table_log(game_name: str, seed: int,
     """Bots play; at every step, no card in a hand that no spectator has seen yet
     (drawn from the stock, in an offer, in a claim before it shows) is in
     the table log."""
-    game = find_game(game_name)
-    assert game is not None
+    game = known_game(game_name)
     room, _ = room_harness.make_room(game, game.default_seats, room_id="p", seed=seed,
                                      fill_bots=True, bot_delay_ms=0, **game.short_options)
     room.handle(Start("ana"), 0)
@@ -311,8 +310,7 @@ def test_no_card_a_hand_hides_is_in_the_table_log(game_name: str, seed: int,
 
 
 def test_a_remmi_demmi_offer_is_in_the_table_log_by_size_only() -> None:
-    game = find_game("remmi_demmi")
-    assert game is not None
+    game = known_game("remmi_demmi")
     room, _ = room_harness.make_room(game, 4, room_id="rd", seed=3, bot_delay_ms=0)
     room.handle(Join("ana", "Ana", "player"), 0)
     for _ in range(3):

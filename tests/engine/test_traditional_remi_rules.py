@@ -23,6 +23,7 @@ from engine.games.traditional_remi import TraditionalRemi, prize_payouts
 from engine.options import validate_room_options
 from engine.rng import Rng
 from tests.engine.rummy_harness import RummyTable, all_cards, cards, discard, lay_off, meld
+from tests.games import known_game
 
 GAME = TraditionalRemi()
 TABLE = RummyTable(GAME, choose=choose)
@@ -575,8 +576,7 @@ def test_snapshot_round_trips_through_json() -> None:
     state = _stock_ran_out()
     state, _ = GAME.apply(state, 1, STOCK, 0)
     data = TABLE.check_snapshot(state, 1)
-    basic = find_game("basic_rummy")
-    assert basic is not None
+    basic = known_game("basic_rummy")
     with pytest.raises(ValueError):
         basic.restore(data)  # a Traditional Remi state is no Basic Rummy one
 
