@@ -13,9 +13,12 @@ from websockets.asyncio.client import ClientConnection, connect
 
 
 def new_guest(base_url: str, name: str) -> dict[str, Any]:
-    response = httpx.post(f"{base_url}/api/guests", json={"name": name})
+    """A new guest of the server at ``base_url``: ``player_id``, ``name`` and ``token``.
+    A server under a fault may be slow to answer, hence the longer timeout."""
+    response = httpx.post(f"{base_url}/api/guests", json={"name": name}, timeout=10)
     response.raise_for_status()
-    return response.json()
+    guest: dict[str, Any] = response.json()
+    return guest
 
 
 def create_room(base_url: str, token: str, game: str, seats: int, **options: Any

@@ -4,12 +4,12 @@
   a missing executable skips the tests (fails them with ``KARTU_REQUIRE_SERVICES=1``).
 - ``open_page(url, identity=None, width=1280, height=800, *, touch=False)``: a
   page in a fresh context (its own localStorage, i.e. its own guest).
-  ``identity`` is a guest from :func:`new_guest`, put into localStorage before
-  the page loads, exactly as the client keeps it; ``touch`` makes it a phone (a
-  touch screen, the mobile viewport). JavaScript errors on any page fail the
-  test. ``reduced_motion="reduce"`` opens it with prefers-reduced-motion;
-  ``init_script`` runs in every document of its context before the page's own
-  scripts.
+  ``identity`` is a guest from :func:`tests.wsclient.new_guest`, put into
+  localStorage before the page loads, exactly as the client keeps it; ``touch``
+  makes it a phone (a touch screen, the mobile viewport). JavaScript errors on
+  any page fail the test. ``reduced_motion="reduce"`` opens it with
+  prefers-reduced-motion; ``init_script`` runs in every document of its context
+  before the page's own scripts.
 - :class:`Table` wraps a page showing a Basic Rummy table: clicks and reads.
 """
 
@@ -65,13 +65,6 @@ def browser() -> Iterator[Any]:
 
 
 # --- the HTTP side -----------------------------------------------------------------
-
-
-def new_guest(base_url: str, name: str) -> dict[str, Any]:
-    response = httpx.post(f"{base_url}/api/guests", json={"name": name})
-    response.raise_for_status()
-    guest: dict[str, Any] = response.json()
-    return guest
 
 
 def create_room(

@@ -32,13 +32,13 @@ from tests.browser.conftest import (  # noqa: E402
     create_room,
     hand,
     launch,
-    new_guest,
     new_page,
     scenario,
     select_cards,
 )
 from tests.browser.game_rooms import DESKTOP, TOUCH_PHONE, TOUCH_PHONE_SIDEWAYS  # noqa: E402
 from tests.live import start_server  # noqa: E402
+from tests.wsclient import new_guest  # noqa: E402
 
 OUTPUT = ROOT / "docs" / "screenshot.png"
 SCREENS = ROOT / "docs" / "screenshots"

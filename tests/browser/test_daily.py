@@ -11,8 +11,9 @@ import json
 
 import pytest
 
-from tests.browser.conftest import OpenPage, new_guest
+from tests.browser.conftest import OpenPage
 from tests.browser.game_rooms import DAILY_OPTIONS, PHONE, assert_fits, play_daily
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, Table, create_room, new_guest, record_frames
+from tests.browser.conftest import OpenPage, Table, create_room, record_frames
 from tests.browser.game_rooms import create_game_room, start_with_bots
 from tests.browser.test_remmi_demmi import ANA as RD_ANA
 from tests.browser.test_remmi_demmi import BO as RD_BO
 from tests.browser.test_remmi_demmi import BOT2 as RD_BOT2
 from tests.browser.test_remmi_demmi import BOT3 as RD_BOT3
 from tests.browser.test_table import start_scenario_room
+from tests.wsclient import new_guest
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator

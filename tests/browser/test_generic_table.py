@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.app.high_card import serving
-from tests.browser.conftest import OpenPage, Table, new_guest
+from tests.browser.conftest import OpenPage, Table
 from tests.browser.game_rooms import TOUCH_PHONE, assert_fits
+from tests.wsclient import new_guest
 
 # A card id as the server names it ("KS", "TD"), which a player never reads.
 CARD_ID = re.compile(r"\b[A2-9TJQK][SHDC]\b")

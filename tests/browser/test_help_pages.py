@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, create_room, new_guest
+from tests.browser.conftest import OpenPage, create_room
 from tests.browser.game_rooms import PHONE, assert_fits, start_with_bots
 from tests.live import LiveServer
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

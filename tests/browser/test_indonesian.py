@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from tests.browser.conftest import OpenPage, new_guest, scenario
+from tests.browser.conftest import OpenPage, scenario
 from tests.browser.game_rooms import (
     DAILY_OPTIONS,
     PHONE,
@@ -25,6 +25,7 @@ from tests.browser.game_rooms import (
     select,
     start_with_bots,
 )
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

@@ -11,8 +11,9 @@ import re
 
 import pytest
 
-from tests.browser.conftest import OpenPage, Table, new_guest
+from tests.browser.conftest import OpenPage, Table
 from tests.browser.test_table import ANA, start_scenario_room
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

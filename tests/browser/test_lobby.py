@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tests.browser.conftest import OpenPage, Table, card_text, create_room, new_guest
+from tests.browser.conftest import OpenPage, Table, card_text, create_room
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

@@ -13,10 +13,10 @@ from tests.browser.conftest import (
     box,
     boxes,
     create_room,
-    new_guest,
     no_horizontal_overflow,
     scenario,
 )
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

@@ -25,7 +25,6 @@ import pytest
 from tests.browser.conftest import (
     OpenPage,
     Table,
-    new_guest,
     phase,
     select_cards,
     tap_in_place,
@@ -36,6 +35,7 @@ from tests.browser.game_rooms import assert_fits, create_game_room, hand
 from tests.browser.test_i18n import read_dict
 from tests.browser.test_phone_tables import MEASURE, TOUCH_PX
 from tests.browser.test_table_social import SHORT, SPADES, wait_chat_line
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

@@ -45,7 +45,6 @@ from tests.browser.conftest import (
     OpenPage,
     box,
     boxes,
-    new_guest,
     scenario,
     tap_in_place,
     wait_hand_cards_at_least,
@@ -66,6 +65,7 @@ from tests.browser.game_rooms import (
     play_to_the_end,
     select,
 )
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, card_ids_in, new_guest, record_frames
+from tests.browser.conftest import OpenPage, card_ids_in, record_frames
 from tests.browser.game_rooms import (
     PHONE,
     assert_fits,
@@ -23,6 +23,7 @@ from tests.browser.game_rooms import (
     select,
     start_with_bots,
 )
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

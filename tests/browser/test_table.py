@@ -15,12 +15,12 @@ from tests.browser.conftest import (
     card_ids_in,
     card_text,
     create_room,
-    new_guest,
     record_frames,
     scenario,
     table_version,
     wait_version_past,
 )
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

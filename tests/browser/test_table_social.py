@@ -13,13 +13,13 @@ from tests.browser.conftest import (
     box,
     card_text,
     create_room,
-    new_guest,
     scenario,
     table_version,
     wait_version_past,
 )
 from tests.browser.game_rooms import PHONE, assert_fits, create_game_room
 from tests.browser.test_table import DEAL, start_scenario_room
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, new_guest, scenario
+from tests.browser.conftest import OpenPage, scenario
 from tests.browser.conftest import wait_meld_with as meld_with
 from tests.browser.game_rooms import (
     PHONE,
@@ -29,6 +29,7 @@ from tests.browser.game_rooms import (
     select,
     start_with_bots,
 )
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

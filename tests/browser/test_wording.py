@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OpenPage, Table, create_room, new_guest
+from tests.browser.conftest import OpenPage, Table, create_room
+from tests.wsclient import new_guest
 
 pytestmark = pytest.mark.browser
 

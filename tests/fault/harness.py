@@ -47,7 +47,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine.bots.basic_rummy import choose
 from tests.live import free_port
-from tests.wsclient import Client
+from tests.wsclient import Client, new_guest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DECK = 52  # Basic Rummy: one deck, no jokers
@@ -228,12 +228,6 @@ class RedisServer:
 
 
 # --- players -----------------------------------------------------------------------
-
-
-def new_guest(url: str, name: str) -> dict[str, Any]:
-    response = httpx.post(f"{url}/api/guests", json={"name": name}, timeout=10)
-    response.raise_for_status()
-    return response.json()
 
 
 def create_room(url: str, token: str, seats: int, **options: Any) -> str:
