@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
+from tests import wsclient
 from tests.services import require_or_skip
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -70,14 +70,8 @@ def browser() -> Iterator[Any]:
 def create_room(
     base_url: str, guest: dict[str, Any], seats: int, game: str = "basic_rummy", **options: Any
 ) -> str:
-    response = httpx.post(
-        f"{base_url}/api/rooms",
-        json={"game": game, "seats": seats, "options": options},
-        headers={"Authorization": f"Bearer {guest['token']}"},
-    )
-    response.raise_for_status()
-    assert response.status_code in (200, 201), response.text
-    return str(response.json()["room_id"])
+    """The id of a new room owned by ``guest`` (:func:`tests.wsclient.create_room`)."""
+    return str(wsclient.create_room(base_url, guest["token"], game, seats, **options)["room_id"])
 
 
 def scenario(

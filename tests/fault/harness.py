@@ -46,6 +46,7 @@ import orjson
 from websockets.exceptions import ConnectionClosed
 
 from engine.bots.basic_rummy import choose
+from tests import wsclient
 from tests.live import free_port
 from tests.wsclient import Client, new_guest
 
@@ -231,12 +232,9 @@ class RedisServer:
 
 
 def create_room(url: str, token: str, seats: int, **options: Any) -> str:
-    response = httpx.post(f"{url}/api/rooms", timeout=10,
-                          json={"game": "basic_rummy", "seats": seats,
-                                "options": {**GAME_OPTIONS, **options}},
-                          headers={"Authorization": f"Bearer {token}"})
-    response.raise_for_status()
-    return str(response.json()["room_id"])
+    """The id of a new Basic Rummy room with the fault runs' options."""
+    room = wsclient.create_room(url, token, "basic_rummy", seats, **{**GAME_OPTIONS, **options})
+    return str(room["room_id"])
 
 
 def conserved(view: dict[str, Any]) -> bool:
